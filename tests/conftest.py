@@ -1,0 +1,52 @@
+"""Fixtures shared by the project's own tests."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tlc_harness.runner import Harness
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def shared_corpus() -> Path | None:
+    """`../shared/corpus` beside the checkout (or ALIAS_SHARED_CORPUS), if present."""
+    env = os.environ.get("ALIAS_SHARED_CORPUS")
+    path = Path(env) if env else ROOT.parent / "shared" / "corpus"
+    return path if path.is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    path = shared_corpus()
+    if path is None:
+        pytest.skip("../shared/corpus is absent (set ALIAS_SHARED_CORPUS to point at it)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
+    """A pooled-JVM harness for the whole session."""
+    with Harness(backend="pool", tlc_timeout=120,
+                 tmp_root=str(tmp_path_factory.mktemp("pool"))) as h:
+        yield h
+
+
+@pytest.fixture(scope="session")
+def fresh_harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
+    """A harness that starts a fresh JVM for every run."""
+    with Harness(backend="fresh", tlc_timeout=120,
+                 tmp_root=str(tmp_path_factory.mktemp("fresh"))) as h:
+        yield h
+
+
+@pytest.fixture(params=["pool", "fresh"])
+def any_harness(request: pytest.FixtureRequest) -> Harness:
+    """Both backends: every verdict test runs on each."""
+    name = "harness" if request.param == "pool" else "fresh_harness"
+    return request.getfixturevalue(name)  # type: ignore[no-any-return]

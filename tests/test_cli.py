@@ -1,0 +1,63 @@
+"""`alias-bench check`: text and JSON output, exit statuses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from alias_cli.main import main
+
+from .conftest import FIXTURES
+
+V = FIXTURES / "verdicts"
+
+
+def test_check_ok_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(V / "Ok.tla"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["parse"]["ok"] is True and data["parse"]["errors"] == []
+    check = data["check"]
+    assert check["verdict"] == "ok"
+    assert (check["distinct_states"], check["generated_states"]) == (12, 24)
+    assert check["violated"] is None and check["seconds"] > 0
+    assert len(data["toolchain"]["jar_sha256"]) == 64
+
+
+def test_check_violation_text(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(V / "InvViolated.tla")]) == 1
+    out = capsys.readouterr().out
+    assert "invariant_violated (SmallCount)" in out
+    assert "counterexample (4 states" in out
+
+
+def test_check_parse_failure(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(V / "SemanticError.tla"), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["parse"]["ok"] is False and data["parse"]["errors"]
+    assert data["check"]["verdict"] == "parse_error"
+
+
+def test_check_with_explicit_cfg_and_flag(tmp_path: Path) -> None:
+    cfg = tmp_path / "other.cfg"
+    cfg.write_text("SPECIFICATION Spec\n")
+    assert main(["check", str(V / "Deadlock.tla"), "--cfg", str(cfg)]) == 1
+    assert main(["check", str(V / "Deadlock.tla"), "--cfg", str(cfg), "--tlc-arg=-deadlock"]) == 0
+
+
+@pytest.mark.parametrize("argv", [
+    ["check", "does-not-exist.tla"],
+    ["check", str(V / "Ok.cfg")],
+    ["check", str(V / "Ok.tla"), "--cfg", "missing.cfg"],
+    ["check"],
+    ["frobnicate"],
+])
+def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    assert capsys.readouterr().err
+
+
+def test_timeout_is_a_spec_failure(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(V / "Endless.tla"), "--timeout", "2", "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["check"]["verdict"] == "timeout"
