@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import check_cmd
+from . import check_cmd, rename_cmd, tasks_cmd
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
@@ -18,6 +18,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     check_cmd.register(sub)
+    rename_cmd.register(sub)
+    tasks_cmd.register(sub)
     return parser
 
 

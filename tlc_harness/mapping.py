@@ -1,0 +1,214 @@
+"""Which variables and constants a spec has, and candidate mappings between two specs.
+
+A mapping sends every variable of the reference R to a distinct variable of the output G (a
+bijection) and every constant of G to a distinct constant of R (R's other constants keep the
+values of R's cfg). Identical names come first; the rest are ordered by name similarity and
+filtered by cheap facts, so a small budget (60 by default) is spent on plausible mappings.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from .identifiers import analyze_task, module_name_of
+
+DEFAULT_LIMIT = 60
+
+
+@dataclass(frozen=True)
+class SpecShape:
+    """The state variables and constants a module declares (with those it EXTENDS)."""
+
+    module: str
+    variables: tuple[str, ...]
+    constants: tuple[str, ...]
+    definitions: frozenset[str]
+    types: Mapping[str, str] = field(default_factory=dict)  # rough value type per name
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Reference variable -> output variable, output constant -> reference constant."""
+
+    variables: Mapping[str, str]
+    constants: Mapping[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, dict[str, str]]:
+        return {"variables": dict(self.variables), "constants": dict(self.constants)}
+
+    def describe(self) -> str:
+        parts = [f"{r}->{g}" for r, g in self.variables.items() if r != g]
+        parts += [f"{r}->{g}" for g, r in self.constants.items() if r != g]
+        return ", ".join(parts) or "identity"
+
+
+def spec_shape(files: Mapping[str, str], main: str,
+               constant_values: Mapping[str, str] | None = None) -> SpecShape:
+    """Variables and constants of `main` and the task modules it EXTENDS, in declaration order."""
+    analyzed = analyze_task(files)
+    by_module = {info.module or module_name_of(f): info for f, info in analyzed.items()}
+    variables: list[str] = []
+    constants: list[str] = []
+    definitions: set[str] = set()
+    seen: set[str] = set()
+    todo = [main]
+    while todo:
+        name = todo.pop(0)
+        if name in seen or name not in by_module:
+            continue
+        seen.add(name)
+        info = by_module[name]
+        decls = sorted((o.start, o.name, o.kind) for o in info.occurrences
+                       if o.is_definition and o.kind in ("variable", "constant"))
+        for _, ident, kind in decls:
+            target = variables if kind == "variable" else constants
+            if ident not in target and info.exports.get(ident) == kind:
+                target.append(ident)
+        definitions.update(info.exports)
+        todo.extend(info.extends)
+    types = infer_types(files, variables, constants, constant_values)
+    return SpecShape(main, tuple(variables), tuple(constants), frozenset(definitions), types)
+
+
+def value_type(expr: str) -> str:
+    """A rough type of a TLA+ value expression: int, bool, str, seq, set, fn, rec or any."""
+    e = expr.strip()
+    if re.match(r"-?\d", e) or re.match(r"(Nat|Int)\b", e):
+        return "int"
+    if re.match(r"(TRUE|FALSE|BOOLEAN)\b", e):
+        return "bool"
+    if e.startswith('"'):
+        return "str"
+    if e.startswith("<<"):
+        return "seq"
+    if e.startswith("{"):
+        return "set"
+    if re.match(r"\[\s*\w+\s*\\in\b", e) or re.match(r"\[[^\]]*->", e):
+        return "fn"
+    if re.match(r"\[\s*\w+\s*\|->", e):
+        return "rec"
+    return "any"
+
+
+def _member_type(expr: str) -> str:
+    """The type of an element of the set written `expr` (for `x \\in expr`)."""
+    e = expr.strip()
+    if re.match(r"-?\d+\s*\.\.", e) or re.match(r"(Nat|Int)\b", e):
+        return "int"
+    if e.startswith("BOOLEAN"):
+        return "bool"
+    if e.startswith("{"):
+        return value_type(e[1:])
+    if re.match(r"\[[^\]]*->", e):
+        return "fn"
+    if re.match(r"\[\s*\w+\s*:", e):
+        return "rec"
+    if re.match(r"Seq\(", e):
+        return "seq"
+    if re.match(r"SUBSET\b", e):
+        return "set"
+    return "any"
+
+
+_SET_USE = (r"\\in\s+{c}\b", r"\\subseteq\s+{c}\b", r"SUBSET\s+{c}\b",
+            r"Cardinality\(\s*{c}\s*\)", r"\[\s*{c}\s*->", r"\b{c}\s*\\X\b",
+            r"\b{c}\s*\\(cup|cap|union)\b")
+_INT_USE = (r"\.\.\s*{c}\b", r"\b{c}\s*\.\.", r"\b{c}\s*[-+*%]", r"[-+*%]\s*{c}\b",
+            r"[<>]=?\s*{c}\b", r"=<\s*{c}\b", r"\b{c}\s*(=<|>=|<|>)")
+
+
+def _constant_type(text: str, name: str) -> str:
+    c = re.escape(name) + r"(?!\s*[\[(!])"  # a constant applied or indexed says nothing
+    is_set = any(re.search(p.format(c=c), text) for p in _SET_USE)
+    is_int = any(re.search(p.format(c=c), text) for p in _INT_USE)
+    if is_set != is_int:
+        return "set" if is_set else "int"
+    return "any"
+
+
+def infer_types(files: Mapping[str, str], variables: list[str], constants: list[str],
+                constant_values: Mapping[str, str] | None) -> dict[str, str]:
+    """Cheap facts: variables' types from `Init`, constants' from cfg values or their uses."""
+    text = "\n".join(files.values())
+    text = re.sub(r"\(\*.*?\*\)", " ", text, flags=re.S)
+    text = re.sub(r"\\\*[^\n]*", " ", text)
+    init = re.search(r"^Init\s*==(.*?)(?=^\S|\Z)", text, re.M | re.S)
+    body = init.group(1) if init else ""
+    types: dict[str, str] = {}
+    for var in variables:
+        hit = re.search(rf"(?<![\w!]){re.escape(var)}\s*(=|\\in)\s*(.{{1,60}})", body, re.S)
+        if hit:
+            types[var] = value_type(hit.group(2)) if hit.group(1) == "=" else \
+                _member_type(hit.group(2))
+        else:
+            types[var] = "any"
+    for const in constants:
+        if constant_values is not None and const in constant_values:
+            value = constant_values[const]
+            kind = value_type(value)
+            if kind == "any" and re.fullmatch(r"[A-Za-z_]\w*", value.strip()):
+                kind = "any"  # a model value: no type to compare
+            types[const] = kind
+        else:
+            types[const] = _constant_type(text, const)
+    return types
+
+
+def _similarity(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio()
+
+
+def _fits(a: str, b: str) -> bool:
+    return a == "any" or b == "any" or a == b
+
+
+def _assignments(sources: tuple[str, ...], targets: tuple[str, ...],
+                 src_types: Mapping[str, str], tgt_types: Mapping[str, str]
+                 ) -> list[dict[str, str]]:
+    """Injective, type-compatible maps sources -> targets; identical names first, then the
+    same declaration positions, then name similarity."""
+    options = []
+    for perm in itertools.islice(itertools.permutations(targets, len(sources)), 50_000):
+        if not all(_fits(src_types.get(s, "any"), tgt_types.get(t, "any"))
+                   for s, t in zip(sources, perm)):
+            continue
+        same = sum(s == t for s, t in zip(sources, perm))
+        # declaration order is a strong hint (renamed copies keep it; models often follow it)
+        order = sum(sources.index(s) == targets.index(t) for s, t in zip(sources, perm))
+        score = sum(_similarity(s, t) for s, t in zip(sources, perm))
+        options.append((-same, -order, -score, perm))
+    options.sort()
+    return [dict(zip(sources, perm)) for *_, perm in options]
+
+
+def candidate_mappings(ref: SpecShape, out: SpecShape, *, limit: int = DEFAULT_LIMIT,
+                       ) -> Iterator[Candidate]:
+    """Up to `limit` candidates, most plausible first; none when the shapes cannot match."""
+    if len(ref.variables) != len(out.variables):
+        return
+    var_maps = _assignments(ref.variables, out.variables, ref.types, out.types)
+    # output constants -> reference constants (the output may hard-code some of R's constants)
+    const_maps = _assignments(out.constants, ref.constants, out.types, ref.types)
+    if not var_maps or (out.constants and not const_maps):
+        return
+    const_maps = const_maps or [{}]
+    pairs = sorted(itertools.product(range(len(var_maps)), range(len(const_maps))),
+                   key=lambda ij: (ij[0] + ij[1], ij))
+    for i, j in itertools.islice(pairs, limit):
+        yield Candidate(var_maps[i], const_maps[j])
+
+
+def shape_mismatch(ref: SpecShape, out: SpecShape) -> str | None:
+    """Why no mapping can exist, if one of the cheap facts rules it out."""
+    if len(ref.variables) != len(out.variables):
+        return (f"the output has {len(out.variables)} variable(s) "
+                f"({', '.join(out.variables) or 'none'}), the reference {len(ref.variables)} "
+                f"({', '.join(ref.variables)})")
+    if len(out.constants) > len(ref.constants):
+        return (f"the output declares {len(out.constants)} constant(s), the reference only "
+                f"{len(ref.constants)}: the extra ones would have no value")
+    return None

@@ -1,0 +1,351 @@
+"""Behavior grade: refinement both ways between an output G and a reference R.
+
+Forward: run G (its Spec, or Init/Next) with R's constants mapped; check R's specification formula,
+R's invariants and properties through a wrapper that EXTENDS G and has a *named* INSTANCE of R with
+the mapping. Reverse: run R with its own cfg; check `G!Init /\\ [][G!Next]_v` through a wrapper that
+EXTENDS R and instances G with the inverse mapping. G is correct when both pass under one mapping.
+
+Both sides are staged under fresh module names (`AliasOut*`, R keeps its own) so they never share
+a name; SYMMETRY and VIEW of R's cfg are dropped; R's CONSTRAINTs apply to G's run (mapped).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cfg import ModelConfig, format_cfg
+from .mapping import DEFAULT_LIMIT, Candidate, SpecShape, candidate_mappings, shape_mismatch
+from .identifiers import analyze_task
+from .mapping import spec_shape
+from .rename import rename_modules
+from .results import CheckResult, TraceState, Verdict
+from .runner import Harness
+from .spec import SpecSource
+from .tla_stdlib import TLA_KEYWORDS, standard_names
+
+OUT_MODULE = "AliasOut"
+FORWARD = "AliasForward"
+REVERSE = "AliasReverse"
+REF_INSTANCE = "AliasRef"
+OUT_INSTANCE = "AliasOutInst"
+UNDECIDED_VERDICTS = (Verdict.TIMEOUT, Verdict.RESOURCE_LIMIT, Verdict.INFRA_ERROR)
+BEHAVIOR_VERDICTS = ("ok", "forward_fail", "reverse_fail", "no_mapping", "undecided",
+                     "not_covered")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """R: its modules, main module, cfg and TLC flags (one condition's reference)."""
+
+    main: str
+    files: Mapping[str, str]
+    cfg: ModelConfig
+    tlc_args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One mapping tried: the TLC runs made and what they said."""
+
+    mapping: dict[str, dict[str, str]]
+    forward: str
+    reverse: str | None
+    seconds: float
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class BehaviorResult:
+    """The behavior verdict with everything needed to replay it."""
+
+    verdict: str
+    mapping: dict[str, dict[str, str]] | None
+    reason: str
+    seconds: float
+    attempts: tuple[Attempt, ...] = ()
+    trace: tuple[TraceState, ...] = ()
+    tlc_runs: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict == "ok"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "passed": self.passed, "mapping": self.mapping,
+                "reason": self.reason, "seconds": round(self.seconds, 3),
+                "tlc_runs": self.tlc_runs,
+                "attempts": [a.__dict__ for a in self.attempts],
+                "trace": [s.__dict__ for s in self.trace]}
+
+
+@dataclass
+class _Staged:
+    out_files: dict[str, str]
+    out_main: str
+    out_shape: SpecShape
+    ref_shape: SpecShape
+    ref_labels: tuple[str, ...] = ()
+    out_labels: tuple[str, ...] = ()
+    ref_pc_is_function: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def label_map(self) -> dict[str, str]:
+        """Output label -> reference label: same names first, then in order of appearance."""
+        if not self.ref_labels or len(self.ref_labels) != len(self.out_labels):
+            return {}
+        fixed = {g: g for g in self.out_labels if g in self.ref_labels}
+        rest_g = [g for g in self.out_labels if g not in fixed]
+        rest_r = [r for r in self.ref_labels if r not in fixed]
+        return {**fixed, **dict(zip(rest_g, rest_r)), "Done": "Done"}
+
+
+def _labels(files: Mapping[str, str]) -> tuple[str, ...]:
+    """PlusCal labels in order of appearance (the strings a `pc` variable holds)."""
+    found: list[str] = []
+    for info in analyze_task(files).values():
+        defs = sorted((o.start, o.name) for o in info.occurrences
+                      if o.is_definition and o.kind in ("label", "procedure"))
+        found += [n for _, n in defs if n not in found]
+    return tuple(found)
+
+
+def _lookup(name: str, table: Mapping[str, str]) -> str:
+    """A TLA+ function literal mapping label strings through `table`."""
+    cases = " [] ".join(f'AliasL = "{k}" -> "{v}"' for k, v in table.items())
+    domain = ", ".join(f'"{k}"' for k in table)
+    return f"{name} == [AliasL \\in {{{domain}}} |-> CASE {cases}]"
+
+
+def _through(table_name: str, var: str, is_function: bool) -> str:
+    if is_function:
+        return f"[AliasP \\in DOMAIN {var} |-> {table_name}[{var}[AliasP]]]"
+    return f"{table_name}[{var}]"
+
+
+def _frames(table_name: str, var: str, is_function: bool) -> str:
+    """A PlusCal `stack` with the label strings of each frame mapped through `table_name`."""
+    frame = (f"[AliasK \\in DOMAIN AliasF |-> IF AliasK \\in {{\"pc\", \"procedure\"}} "
+             f"THEN {table_name}[AliasF[AliasK]] ELSE AliasF[AliasK]]")
+    def seq(s: str) -> str:
+        return f"[AliasI \\in DOMAIN {s} |-> LET AliasF == {s}[AliasI] IN {frame}]"
+    if is_function:
+        return f"[AliasP \\in DOMAIN {var} |-> {seq(f'{var}[AliasP]')}]"
+    return seq(var)
+
+
+def _label_sub(ref_var: str, table: str, var: str, is_function: bool) -> str:
+    """The substitution of a reference control variable, its labels mapped."""
+    if ref_var == "stack":
+        return _frames(table, var, is_function)
+    return _through(table, var, is_function)
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _definition_body(files: Mapping[str, str], name: str) -> str | None:
+    """The right-hand side of a zero-argument top-level definition `name == e`."""
+    for text in files.values():
+        hit = re.search(rf"^{re.escape(name)}\s*==\s*(.*?)(?=^\S|\Z)", text, re.M | re.S)
+        if hit:
+            body = re.sub(r"\\\*[^\n]*", "", hit.group(1)).strip()
+            return " ".join(body.split())
+    return None
+
+
+def _constant_values(ref: Reference) -> tuple[dict[str, str], str | None]:
+    """TLA+ expressions for R's constants (cfg values, or inlined simple overrides)."""
+    values = dict(ref.cfg.constants)
+    allowed = standard_names() | TLA_KEYWORDS | {"TRUE", "FALSE"}
+    for name, target in ref.cfg.overrides:
+        body = _definition_body(ref.files, target)
+        if body is None:
+            continue  # an override of a defined operator, not of a constant
+        bad = [w for w in _IDENT.findall(body) if w not in allowed]
+        if bad:
+            return values, (f"the reference cfg overrides {name} with {target}, which uses "
+                            f"{', '.join(sorted(set(bad)))}: not supported by the behavior grade")
+        values[name] = body
+    return values, None
+
+
+def _stage_output(files: Mapping[str, str], main: str, ref: Reference) -> _Staged:
+    """Give the output's modules fresh names so they never meet R's module names."""
+    names = {f[:-4] for f in files}
+    table = {m: (OUT_MODULE if m == main else f"{OUT_MODULE}_{m}") for m in sorted(names)}
+    renamed = rename_modules(files, table, allow_length_change=True)
+    values, _ = _constant_values(ref)
+    ref_shape = spec_shape(ref.files, ref.main, values)
+    staged = _Staged(renamed, OUT_MODULE, spec_shape(renamed, OUT_MODULE), ref_shape)
+    if "pc" in ref_shape.variables:
+        staged.ref_labels = _labels(ref.files)
+        staged.out_labels = _labels(renamed)
+        staged.ref_pc_is_function = bool(re.search(r"\bpc\s*=\s*\[", "\n".join(
+            ref.files.values())))
+    return staged
+
+
+def _tuple(names: Sequence[str]) -> str:
+    return "<<" + ", ".join(names) + ">>"
+
+
+def _forward(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, str]
+             ) -> tuple[SpecSource, ModelConfig]:
+    inverse_consts = {r: g for g, r in cand.constants.items()}
+    model_values = sorted(ref.cfg.model_values())
+    labels = st.label_map()
+    subs = [f"{r} <- {_label_sub(r, 'AliasLab', g, st.ref_pc_is_function)}"
+            if r in ("pc", "stack") and labels else f"{r} <- {g}"
+            for r, g in cand.variables.items()]
+    for const in st.ref_shape.constants:
+        if const in inverse_consts:
+            subs.append(f"{const} <- {inverse_consts[const]}")
+        elif const in values and const not in model_values:
+            subs.append(f"{const} <- {values[const]}")
+    ref_spec = (f"{REF_INSTANCE}!{ref.cfg.specification}" if ref.cfg.specification else
+                f"{REF_INSTANCE}!{ref.cfg.init} /\\ [][{REF_INSTANCE}!{ref.cfg.next}]_"
+                f"{_tuple(list(cand.variables.values()))}")
+    lines = [f"---- MODULE {FORWARD} ----", f"EXTENDS {st.out_main}"]
+    if model_values:
+        lines.append("CONSTANTS " + ", ".join(model_values))
+    if labels:
+        lines.append(_lookup("AliasLab", labels))
+    lines.append(f"{REF_INSTANCE} == INSTANCE {ref.main} WITH " + ", ".join(subs)
+                 if subs else f"{REF_INSTANCE} == INSTANCE {ref.main}")
+    lines.append(f"AliasRefSpec == {ref_spec}")
+    cfg_values = dict(ref.cfg.constants)
+    overrides = []
+    for g, r in cand.constants.items():  # values TLC's cfg cannot hold go through a definition
+        if r in values and r not in cfg_values:
+            lines.append(f"AliasVal_{g} == {values[r]}")
+            overrides.append((g, f"AliasVal_{g}"))
+    defs: dict[str, list[str]] = {"inv": [], "prop": ["AliasRefSpec"], "con": [], "act": []}
+    for key, names in (("inv", ref.cfg.invariants), ("prop", ref.cfg.properties),
+                       ("con", ref.cfg.constraints), ("act", ref.cfg.action_constraints)):
+        for i, name in enumerate(names):
+            alias = f"AliasRef_{key}{i}"
+            lines.append(f"{alias} == {REF_INSTANCE}!{name}")
+            defs[key].append(alias)
+    lines.append("====")
+    constants = [(g, values[r]) for g, r in cand.constants.items() if r in cfg_values]
+    constants += [(mv, mv) for mv in model_values]
+    uses_spec = "Spec" in st.out_shape.definitions
+    cfg = ModelConfig(
+        constants=tuple(constants), overrides=tuple(overrides),
+        specification="Spec" if uses_spec else None,
+        init=None if uses_spec else "Init", next=None if uses_spec else "Next",
+        invariants=tuple(defs["inv"]), properties=tuple(defs["prop"]),
+        constraints=tuple(defs["con"]), action_constraints=tuple(defs["act"]),
+        check_deadlock=ref.cfg.check_deadlock,
+    )
+    files = {**st.out_files, **ref.files, f"{FORWARD}.tla": "\n".join(lines) + "\n"}
+    return SpecSource(FORWARD, files), cfg
+
+
+def _reverse(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, str]
+             ) -> tuple[SpecSource, ModelConfig]:
+    inverse_vars = {g: r for r, g in cand.variables.items()}
+    labels = {r: g for g, r in st.label_map().items()}
+    subs = [f"{g} <- {_label_sub(r, 'AliasLabInv', r, st.ref_pc_is_function)}"
+            if r in ("pc", "stack") and labels else f"{g} <- {r}"
+            for g, r in inverse_vars.items()]
+    subs += [f"{g} <- {r}" for g, r in cand.constants.items()]
+    lines = [f"---- MODULE {REVERSE} ----", f"EXTENDS {ref.main}",
+             *([_lookup("AliasLabInv", labels)] if labels else []),
+             f"{OUT_INSTANCE} == INSTANCE {st.out_main}" + (" WITH " + ", ".join(subs)
+                                                             if subs else ""),
+             f"AliasOutSafety == {OUT_INSTANCE}!Init /\\ [][{OUT_INSTANCE}!Next]_"
+             f"{_tuple([inverse_vars[g] for g in st.out_shape.variables])}",
+             "===="]
+    cfg = ModelConfig(
+        constants=ref.cfg.constants, overrides=ref.cfg.overrides, init=ref.cfg.init,
+        next=ref.cfg.next, specification=ref.cfg.specification,
+        properties=("AliasOutSafety",), constraints=ref.cfg.constraints,
+        action_constraints=ref.cfg.action_constraints, check_deadlock=ref.cfg.check_deadlock,
+    )
+    files = {**st.out_files, **ref.files, f"{REVERSE}.tla": "\n".join(lines) + "\n"}
+    return SpecSource(REVERSE, files), cfg
+
+
+def wrappers(ref: Reference, out_files: Mapping[str, str], out_main: str, cand: Candidate
+             ) -> dict[str, str]:
+    """The two wrapper modules and cfgs for one mapping, for `--explain` and debugging."""
+    st = _stage_output(out_files, out_main, ref)
+    values, _ = _constant_values(ref)
+    fwd, fcfg = _forward(ref, st, cand, values)
+    rev, rcfg = _reverse(ref, st, cand, values)
+    return {f"{FORWARD}.tla": fwd.files[f"{FORWARD}.tla"], f"{FORWARD}.cfg": format_cfg(fcfg),
+            f"{REVERSE}.tla": rev.files[f"{REVERSE}.tla"], f"{REVERSE}.cfg": format_cfg(rcfg)}
+
+
+def _label(result: CheckResult) -> str:
+    extra = result.violated or ", ".join(result.missing_names)
+    return result.verdict.value + (f" ({extra})" if extra else "")
+
+
+def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str],
+                   out_main: str, *, limit: int = DEFAULT_LIMIT,
+                   timeout: float | None = None) -> BehaviorResult:
+    """Search mappings and run the forward and reverse checks (R must pass its own check)."""
+    start = time.monotonic()
+    values, unsupported = _constant_values(ref)
+    if unsupported:
+        return BehaviorResult("not_covered", None, unsupported, time.monotonic() - start)
+    st = _stage_output(out_files, out_main, ref)
+    missing = [d for d in ("Init", "Next") if d not in st.out_shape.definitions]
+    if missing:
+        return BehaviorResult("no_mapping", None, f"the output defines no {' or '.join(missing)}",
+                              time.monotonic() - start)
+    why = shape_mismatch(st.ref_shape, st.out_shape)
+    if why:
+        return BehaviorResult("no_mapping", None, why, time.monotonic() - start)
+    attempts: list[Attempt] = []
+    runs = 0
+    first_trace: tuple[TraceState, ...] = ()
+    passed_forward = False
+    undecided = ""
+    for cand in candidate_mappings(st.ref_shape, st.out_shape, limit=limit):
+        t0 = time.monotonic()
+        src, cfg = _forward(ref, st, cand, values)
+        fwd = harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout, compat=True)
+        runs += 1
+        if fwd.verdict is not Verdict.OK:
+            if fwd.verdict in UNDECIDED_VERDICTS:
+                undecided = undecided or f"forward check under {cand.describe()}: {_label(fwd)}"
+            if not first_trace and fwd.trace:
+                first_trace = fwd.trace
+            attempts.append(Attempt(cand.to_json(), _label(fwd), None,
+                                    time.monotonic() - t0, fwd.detail[:300]))
+            continue
+        passed_forward = True
+        src, cfg = _reverse(ref, st, cand, values)
+        rev = harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout, compat=True)
+        runs += 1
+        attempts.append(Attempt(cand.to_json(), _label(fwd), _label(rev),
+                                time.monotonic() - t0, rev.detail[:300]))
+        if rev.verdict is Verdict.OK:
+            return BehaviorResult("ok", cand.to_json(), f"refines both ways under "
+                                  f"{cand.describe()}", time.monotonic() - start,
+                                  tuple(attempts), (), runs)
+        if rev.verdict in UNDECIDED_VERDICTS:
+            undecided = undecided or f"reverse check under {cand.describe()}: {_label(rev)}"
+        elif rev.trace:
+            first_trace = rev.trace
+    seconds = time.monotonic() - start
+    last = attempts[-1].mapping if attempts else None
+    if not attempts:
+        return BehaviorResult("no_mapping", None, "no candidate mapping", seconds)
+    if undecided:
+        return BehaviorResult("undecided", last, undecided, seconds, tuple(attempts),
+                              first_trace, runs)
+    if passed_forward:
+        return BehaviorResult("reverse_fail", last, "the output allows too few behaviors "
+                              "(reverse check failed under every mapping that passed forward)",
+                              seconds, tuple(attempts), first_trace, runs)
+    return BehaviorResult("forward_fail", last, f"forward check failed under all "
+                          f"{len(attempts)} mapping(s); first: {attempts[0].forward}",
+                          seconds, tuple(attempts), first_trace, runs)
