@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 
-from . import check_cmd, rename_cmd, tasks_cmd
+from . import check_cmd, grade_cmd, rename_cmd, tasks_cmd
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
@@ -19,11 +20,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     check_cmd.register(sub)
     rename_cmd.register(sub)
+    grade_cmd.register(sub)
     tasks_cmd.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `alias-bench ... | head` ends quietly
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

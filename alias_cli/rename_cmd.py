@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from alias_fixtures.tasks import TaskError
-from alias_fixtures.variants import Variant, Verification, VariantError, build_variant
+from alias_fixtures.variants import Variant, VariantError, Verification, build_variant
 from tlc_harness.cfg import CfgError
 from tlc_harness.rename import RenameError
 

@@ -36,12 +36,12 @@ def run(args: argparse.Namespace) -> int:
                      "has_description": t.description is not None,
                      "hidden_names": [{"name": h.name, "kind": h.kind,
                                        "identifier_kind": h.identifier_kind} for h in r.hidden],
-                     "identifier_kinds": r.kind_counts} for r, t in zip(reports, tasks)])
+                     "identifier_kinds": r.kind_counts} for r, t in zip(reports, tasks, strict=False)])
         return 0
     width = max((len(t.id) for t in tasks), default=4)
     print(f"{'task':<{width}}  {'module':<20} hidden  domain conv abbr  hidden names")
     kinds: Counter[str] = Counter()
-    for report, task in zip(reports, tasks):
+    for report, task in zip(reports, tasks, strict=False):
         counts = report.kind_counts
         kinds.update(counts)
         names = ", ".join(f"{h.name} ({h.kind})" for h in report.hidden)

@@ -30,5 +30,6 @@ def test_random_variant_is_verified(bench_harness: Harness, variant_store: Varia
     variant, check = build_variant(bench_harness, task, "random", seed=RUN_SEED,
                                    store=variant_store)
     assert check.verified, check.reason
-    assert variant is not None and variant.rename_map
+    assert variant is not None
+    assert variant.rename_map
     assert check.renamed_states == task.expected_distinct_states

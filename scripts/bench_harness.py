@@ -101,7 +101,7 @@ def main() -> None:
         "| plain / pool |",
         "|---|---|---|---|---|---|---|",
     ]
-    for label, kind, reps, med, seen in rows:
+    for label, kind, reps, med, _ in rows:
         lines.append(f"| {label} | {kind} | {reps} | {med['plain']:.3f} | {med['fresh']:.3f} | "
                      f"{med['pool']:.3f} | {med['plain'] / med['pool']:.1f}x |")
     lines += ["", "Results agree across the three ways of running (verdict and distinct states): "

@@ -17,11 +17,13 @@ V = FIXTURES / "verdicts"
 def test_check_ok_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(V / "Ok.tla"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["parse"]["ok"] is True and data["parse"]["errors"] == []
+    assert data["parse"]["ok"] is True
+    assert data["parse"]["errors"] == []
     check = data["check"]
     assert check["verdict"] == "ok"
     assert (check["distinct_states"], check["generated_states"]) == (12, 24)
-    assert check["violated"] is None and check["seconds"] > 0
+    assert check["violated"] is None
+    assert check["seconds"] > 0
     assert len(data["toolchain"]["jar_sha256"]) == 64
 
 
@@ -35,7 +37,8 @@ def test_check_violation_text(capsys: pytest.CaptureFixture[str]) -> None:
 def test_check_parse_failure(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(V / "SemanticError.tla"), "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
-    assert data["parse"]["ok"] is False and data["parse"]["errors"]
+    assert data["parse"]["ok"] is False
+    assert data["parse"]["errors"]
     assert data["check"]["verdict"] == "parse_error"
 
 

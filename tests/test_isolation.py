@@ -28,7 +28,7 @@ def processes_touching(marker: str) -> list[int]:
             continue
         try:
             cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            cwd = os.readlink(entry / "cwd")
+            cwd = str((entry / "cwd").readlink())
             state = (entry / "stat").read_text().split()[2]
         except OSError:
             continue

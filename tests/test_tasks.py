@@ -19,7 +19,8 @@ def test_builtin_suite_shape() -> None:
     assert len(tasks) >= 20
     assert len({t.id for t in tasks}) == len(tasks)
     for task in tasks:
-        assert task.description and len(task.description) > 200, task.id
+        assert task.description, task.id
+        assert len(task.description) > 200, task.id
         assert task.main_file in task.modules
         assert task.expected_distinct_states
         assert task.licence == "MIT"

@@ -28,7 +28,8 @@ def test_env_overrides(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     copy.write_bytes(jar.read_bytes())
     monkeypatch.setenv("ALIAS_TLA2TOOLS", str(copy))
     tc = get_toolchain()
-    assert tc.jar == copy and tc.jar_source == "ALIAS_TLA2TOOLS"
+    assert tc.jar == copy
+    assert tc.jar_source == "ALIAS_TLA2TOOLS"
     monkeypatch.setenv("ALIAS_JAVA", str(tmp_path / "missing-java"))
     with pytest.raises(ToolchainError, match="ALIAS_JAVA"):
         get_toolchain()

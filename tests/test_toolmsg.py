@@ -38,7 +38,8 @@ def test_state_with_several_variables() -> None:
 
 def test_state_with_one_variable() -> None:
     state = parse_state("1: <Initial predicate>\nx = 0")
-    assert state is not None and state.variables == {"x": "0"}
+    assert state is not None
+    assert state.variables == {"x": "0"}
 
 
 def test_success_with_counts() -> None:

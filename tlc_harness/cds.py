@@ -73,6 +73,6 @@ def _dump(toolchain: Toolchain, target: Path) -> None:
                                f"-XX:SharedArchiveFile={partial}", "-cp", jar],
                               cwd=work, capture_output=True, timeout=300, check=False)
         if proc.returncode == 0 and partial.is_file():
-            os.replace(partial, target)
+            partial.replace(target)
         elif partial.exists():
             partial.unlink()

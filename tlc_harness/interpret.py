@@ -138,17 +138,6 @@ def interpret_tlc(
     depth_msg = parsed.last(DEPTH)
     depth_hit = _DEPTH.search(depth_msg.text) if depth_msg else None
     trace, trace_kind = _trace(parsed)
-    base = dict(
-        exit_code=exit_code,
-        seconds=seconds,
-        distinct_states=distinct,
-        generated_states=generated,
-        depth=_int(depth_hit.group(1)) if depth_hit else None,
-        message_codes=codes,
-        trace=trace,
-        trace_kind=trace_kind,
-        output=output,
-    )
     violated: str | None = None
     missing: tuple[str, ...] = ()
     detail = ""
@@ -198,7 +187,10 @@ def interpret_tlc(
         verdict = Verdict.INFRA_ERROR
         detail = "TLC rejected the cfg file: " + detail
     return CheckResult(
-        verdict=verdict, violated=violated, missing_names=missing, detail=detail, **base
+        verdict=verdict, exit_code=exit_code, seconds=seconds, distinct_states=distinct,
+        generated_states=generated, depth=_int(depth_hit.group(1)) if depth_hit else None,
+        violated=violated, missing_names=missing, message_codes=codes, trace=trace,
+        trace_kind=trace_kind, detail=detail, output=output,
     )
 
 

@@ -16,6 +16,7 @@ import sys
 import tempfile
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 
@@ -41,7 +42,7 @@ class _Jvm:
         self.urls = jpype.JArray(url_cls)([jpype.JClass("java.io.File")(cfg["jar"]).toURI().toURL()])
         self.sany_loader = self.URLClassLoader(self.urls, None)
         self.java_version = str(self.System.getProperty("java.runtime.version"))
-        self.sany_tmp = tempfile.mkdtemp(prefix="sany-tmp-", dir=os.getcwd())
+        self.sany_tmp = tempfile.mkdtemp(prefix="sany-tmp-", dir=Path.cwd())
 
     def _redirect(self, path: str) -> tuple[Any, Any, Any]:
         stream = self.PrintStream(self.FileOutputStream(path), True, "UTF-8")
@@ -79,7 +80,7 @@ class _Jvm:
                 raised = None
             except jpype.JException as exc:
                 rc, raised = 255, str(exc)
-            errors = []
+            errors: list[str] = []
             for errs in (spec.getInitErrors(), spec.getParseErrors(), spec.getSemanticErrors(),
                          spec.getGlobalContextErrors()):
                 if errs is not None:

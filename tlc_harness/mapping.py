@@ -174,15 +174,15 @@ def _assignments(sources: tuple[str, ...], targets: tuple[str, ...],
     options = []
     for perm in itertools.islice(itertools.permutations(targets, len(sources)), 50_000):
         if not all(_fits(src_types.get(s, "any"), tgt_types.get(t, "any"))
-                   for s, t in zip(sources, perm)):
+                   for s, t in zip(sources, perm, strict=False)):
             continue
-        same = sum(s == t for s, t in zip(sources, perm))
+        same = sum(s == t for s, t in zip(sources, perm, strict=False))
         # declaration order is a strong hint (renamed copies keep it; models often follow it)
-        order = sum(sources.index(s) == targets.index(t) for s, t in zip(sources, perm))
-        score = sum(_similarity(s, t) for s, t in zip(sources, perm))
+        order = sum(sources.index(s) == targets.index(t) for s, t in zip(sources, perm, strict=False))
+        score = sum(_similarity(s, t) for s, t in zip(sources, perm, strict=False))
         options.append((-same, -order, -score, perm))
     options.sort()
-    return [dict(zip(sources, perm)) for *_, perm in options]
+    return [dict(zip(sources, perm, strict=False)) for *_, perm in options]
 
 
 def candidate_mappings(ref: SpecShape, out: SpecShape, *, limit: int = DEFAULT_LIMIT,

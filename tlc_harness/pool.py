@@ -72,7 +72,9 @@ class JvmWorker:
         self.java_version = reply.answer.get("java_version")
 
     def _exchange(self, message: dict[str, Any], timeout: float) -> WorkerReply:
-        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
+        assert self.proc is not None
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
         start = time.monotonic()
         try:
             self.proc.stdin.write((json.dumps(message) + "\n").encode())

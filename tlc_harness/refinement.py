@@ -18,9 +18,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cfg import ModelConfig, format_cfg
-from .mapping import DEFAULT_LIMIT, Candidate, SpecShape, candidate_mappings, shape_mismatch
 from .identifiers import analyze_task
-from .mapping import spec_shape
+from .mapping import (
+    DEFAULT_LIMIT,
+    Candidate,
+    SpecShape,
+    candidate_mappings,
+    shape_mismatch,
+    spec_shape,
+)
 from .rename import rename_modules
 from .results import CheckResult, TraceState, Verdict
 from .runner import Harness
@@ -100,7 +106,7 @@ class _Staged:
         fixed = {g: g for g in self.out_labels if g in self.ref_labels}
         rest_g = [g for g in self.out_labels if g not in fixed]
         rest_r = [r for r in self.ref_labels if r not in fixed]
-        return {**fixed, **dict(zip(rest_g, rest_r)), "Done": "Done"}
+        return {**fixed, **dict(zip(rest_g, rest_r, strict=False)), "Done": "Done"}
 
 
 def _labels(files: Mapping[str, str]) -> tuple[str, ...]:

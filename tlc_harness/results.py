@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
-class Verdict(str, enum.Enum):
+class Verdict(enum.StrEnum):
     """The closed set of TLC verdicts (DESIGN.md §1)."""
 
     OK = "ok"
@@ -52,7 +52,8 @@ class ParseResult:
     backend: str = "fresh"
 
     def to_json(self) -> dict[str, Any]:
-        return _jsonable(asdict(self))
+        data: dict[str, Any] = _jsonable(asdict(self))
+        return data
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ class CheckResult:
         return self.verdict is Verdict.OK and not self.distinct_states
 
     def to_json(self) -> dict[str, Any]:
-        data = _jsonable(asdict(self))
+        data: dict[str, Any] = _jsonable(asdict(self))
         data["vacuous"] = self.vacuous
         return data
 

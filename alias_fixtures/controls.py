@@ -1,0 +1,108 @@
+"""The grader's positive and negative controls (DESIGN.md §8).
+
+Positives must be accepted by the behavior grade: each reference against itself, each verified
+renamed reference against the original, and copies whose operators (only) are renamed.
+Negatives must be rejected: mutants that change one number, comparison, initial value, guard or
+disjunct of a reference, kept only when TLC reports a different number of reachable states.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from tlc_harness.mapping import DEFAULT_LIMIT
+from tlc_harness.mutants import behaves_differently, mutants
+from tlc_harness.refinement import Reference, behavior_grade
+from tlc_harness.rename import random_rename_map, rename_modules, renameable_names
+from tlc_harness.runner import Harness
+
+from .tasks import Task
+from .variants import PROMPT_NAMES, build_variant, check_original
+
+
+@dataclass(frozen=True)
+class ControlResult:
+    """One control: what the behavior grade said and whether that is what it must say."""
+
+    task_id: str
+    kind: str            # self | renamed | operators | mutant
+    must_accept: bool
+    verdict: str
+    seconds: float
+    detail: str = ""
+
+    @property
+    def correct(self) -> bool:
+        return (self.verdict == "ok") == self.must_accept
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.__dict__, "correct": self.correct}
+
+
+def reference(task: Task) -> Reference:
+    return Reference(task.main_module, dict(task.modules), task.cfg, task.tlc_args)
+
+
+def _grade(harness: Harness, task: Task, kind: str, must_accept: bool, files: dict[str, str],
+           main: str, detail: str = "", limit: int = DEFAULT_LIMIT) -> ControlResult:
+    result = behavior_grade(harness, reference(task), files, main, limit=limit)
+    return ControlResult(task.id, kind, must_accept, result.verdict, result.seconds,
+                         (detail + "; " if detail else "") + result.reason)
+
+
+def self_control(harness: Harness, task: Task) -> ControlResult:
+    """The reference against itself (defines the grade's coverage)."""
+    return _grade(harness, task, "self", True, dict(task.modules), task.main_module)
+
+
+def renamed_control(harness: Harness, task: Task, seed: int | str = 0) -> ControlResult | None:
+    """The verified random variant's reference against the original (None: not verified)."""
+    variant, check = build_variant(harness, task, "random", seed=seed)
+    if variant is None or not check.verified:
+        return None
+    return _grade(harness, task, "renamed", True, dict(variant.modules), variant.main_module,
+                  f"{len(variant.rename_map)} names renamed")
+
+
+def operator_names(task: Task) -> list[str]:
+    """Operators of the task that a copy may rename (not Init/Next/Spec)."""
+    kinds = renameable_names(task.modules)
+    return sorted(n for n, k in kinds.items() if k == "operator" and n not in PROMPT_NAMES)
+
+
+def operator_renamed_control(harness: Harness, task: Task, chosen: list[str],
+                             seed: int) -> ControlResult:
+    """A copy with the `chosen` operators renamed (same length, seeded) against the original."""
+    keep = set(renameable_names(task.modules)) - set(chosen)
+    mapping = random_rename_map(task.modules, seed, keep=keep, cfg_text=task.cfg_text).mapping
+    files = rename_modules(task.modules, mapping)
+    return _grade(harness, task, "operators", True, files, task.main_module,
+                  "renamed " + ", ".join(f"{k}->{v}" for k, v in sorted(mapping.items())))
+
+
+def mutant_controls(harness: Harness, task: Task, *, seed: int = 0, tries: int = 6,
+                    keep: int = 3) -> tuple[list[ControlResult], int]:
+    """Graded mutants of the main module that behave differently; and how many were made."""
+    original = check_original(harness, task)
+    if original.distinct_states is None:
+        return [], 0
+    rng = random.Random(f"{seed}:{task.id}")
+    made = mutants(task.modules[task.main_file], rng, tries, cfg=task.cfg)
+    results: list[ControlResult] = []
+    for mutant in made:
+        if len(results) >= keep:
+            break
+        start = time.monotonic()
+        if not behaves_differently(harness, task.modules, task.cfg, mutant,
+                                   original.distinct_states, tlc_args=task.tlc_args):
+            continue
+        files = {**task.modules, task.main_file: mutant.text}
+        graded = _grade(harness, task, "mutant", False, files, task.main_module,
+                        f"{mutant.kind} at {mutant.site}")
+        results.append(ControlResult(graded.task_id, graded.kind, False, graded.verdict,
+                                     graded.seconds + (time.monotonic() - start) * 0,
+                                     graded.detail))
+    return results, len(made)

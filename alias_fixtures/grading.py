@@ -1,0 +1,163 @@
+"""Grade one model output for one variant: parse, name and behavior grades.
+
+- parse: extraction from the reply (`no_module`, `empty`), reference imports
+  (`forbidden_import`), then SANY with semantic errors counted (`parse_error`), else `ok`.
+- name: TLC on the output alone, under its own module name, with the variant's cfg (renamed
+  names in the renamed conditions) — as TLA+-Bench grades. Verdicts are the harness's.
+- behavior: refinement both ways against the variant's own reference under a searched mapping.
+  `not_covered` when the reference fails its own check.
+
+The output never sees the reference for the parse and name grades; for the behavior grade both
+are staged under distinct module names. Task files are only read.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from tlc_harness.mapping import DEFAULT_LIMIT
+from tlc_harness.refinement import BehaviorResult, Reference, behavior_grade
+from tlc_harness.results import Verdict
+from tlc_harness.runner import Harness
+from tlc_harness.spec import SpecSource
+
+from .descriptions import hidden_names
+from .extract import extract_module, forbidden_imports
+from .variants import Variant
+
+GRADES = ("parse", "name", "behavior")
+
+
+@dataclass(frozen=True)
+class Grade:
+    """One grade of a case: a verdict from a closed set, whether it passed, and why."""
+
+    verdict: str
+    passed: bool
+    seconds: float = 0.0
+    reason: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "passed": self.passed,
+                "seconds": round(self.seconds, 3), "reason": self.reason, **self.details}
+
+
+@dataclass(frozen=True)
+class CaseGrades:
+    """All grades of one output, plus what was extracted."""
+
+    parse: Grade
+    name: Grade
+    behavior: Grade
+    module_name: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"parse": self.parse.to_json(), "name": self.name.to_json(),
+                "behavior": self.behavior.to_json()}
+
+    @property
+    def infra_error(self) -> str | None:
+        for grade in (self.parse, self.name, self.behavior):
+            if grade.verdict == Verdict.INFRA_ERROR.value:
+                return grade.reason or "infrastructure error"
+        return None
+
+
+class ReferenceCoverage:
+    """Whether each variant's reference passes the behavior grade against itself (cached)."""
+
+    def __init__(self, harness: Harness, *, limit: int = DEFAULT_LIMIT) -> None:
+        self.harness = harness
+        self.limit = limit
+        self._seen: dict[tuple[str, str, str], BehaviorResult] = {}
+
+    def check(self, variant: Variant) -> BehaviorResult:
+        key = (variant.task_id, variant.condition, str(sorted(variant.rename_map.items())))
+        if key not in self._seen:
+            ref = reference_of(variant)
+            self._seen[key] = behavior_grade(self.harness, ref, dict(variant.modules),
+                                             variant.main_module, limit=self.limit)
+        return self._seen[key]
+
+
+def reference_of(variant: Variant) -> Reference:
+    return Reference(variant.main_module, dict(variant.modules), variant.cfg, variant.tlc_args)
+
+
+def _skipped(verdict: str, reason: str) -> Grade:
+    return Grade(verdict, False, 0.0, reason)
+
+
+def grade_output(harness: Harness, variant: Variant, reply: str, *,
+                 coverage: ReferenceCoverage | None = None, grades: tuple[str, ...] = GRADES,
+                 mapping_limit: int = DEFAULT_LIMIT, timeout: float | None = None) -> CaseGrades:
+    """Grade a model's raw reply against one variant."""
+    extraction = extract_module(reply)
+    notes = tuple(extraction.notes)
+    if extraction.verdict != "ok" or extraction.text is None or extraction.module_name is None:
+        why = "the reply is empty" if extraction.verdict == "empty" else \
+            "no `---- MODULE Name ----` header in the reply"
+        bad = _skipped(extraction.verdict, why)
+        return CaseGrades(bad, bad, bad, None, notes)
+    name, text = extraction.module_name, extraction.text
+    imported = forbidden_imports(text, variant.module_names())
+    if imported:
+        bad = _skipped("forbidden_import",
+                       f"the output imports reference module(s) {', '.join(imported)}")
+        return CaseGrades(bad, bad, bad, name, notes)
+    spec = SpecSource(name, {f"{name}.tla": text})
+    parsed = harness.parse(spec)
+    if not parsed.ok:
+        verdict = Verdict.INFRA_ERROR.value if parsed.infra_error else "parse_error"
+        parse = Grade(verdict, False, parsed.seconds, "; ".join(parsed.errors[:3]),
+                      {"errors": list(parsed.errors)})
+        skipped = _skipped(verdict, "not run: the output does not parse")
+        return CaseGrades(parse, skipped, skipped, name, notes)
+    parse = Grade("ok", True, parsed.seconds)
+    name_grade = (_name_grade(harness, variant, spec, timeout) if "name" in grades
+                  else _skipped("not_run", "grade not requested"))
+    behavior = (_behavior_grade(harness, variant, spec, coverage, mapping_limit, timeout)
+                if "behavior" in grades else _skipped("not_run", "grade not requested"))
+    return CaseGrades(parse, name_grade, behavior, name, notes)
+
+
+def _name_grade(harness: Harness, variant: Variant, spec: SpecSource,
+                timeout: float | None) -> Grade:
+    result = harness.check(spec, variant.cfg, tlc_args=variant.tlc_args, timeout=timeout)
+    hidden = {h.name for h in hidden_names(variant.description, variant.cfg)}
+    missing = list(result.missing_names)
+    reason = result.detail[:300]
+    if result.verdict is Verdict.CONFIG_BIND_FAIL and missing:
+        tags = [f"{m} (hidden name)" if m in hidden else m for m in missing]
+        reason = "not defined or without value: " + ", ".join(tags)
+    elif result.violated:
+        reason = f"{result.verdict.value.replace('_', ' ')}: {result.violated}"
+    elif result.vacuous:
+        reason = "TLC found no initial state (vacuous pass)"
+    return Grade(result.verdict.value, result.passed and not result.vacuous, result.seconds,
+                 reason, {"missing_names": missing,
+                          "missing_hidden": [m for m in missing if m in hidden],
+                          "distinct_states": result.distinct_states,
+                          "vacuous": result.vacuous})
+
+
+def _behavior_grade(harness: Harness, variant: Variant, spec: SpecSource,
+                    coverage: ReferenceCoverage | None, limit: int,
+                    timeout: float | None) -> Grade:
+    start = time.monotonic()
+    if coverage is not None:
+        own = coverage.check(variant)
+        if not own.passed:
+            return Grade("not_covered", False, time.monotonic() - start,
+                         f"the reference fails its own behavior check ({own.verdict}: "
+                         f"{own.reason})", {"covered": False})
+    result = behavior_grade(harness, reference_of(variant), dict(spec.files), spec.main,
+                            limit=limit, timeout=timeout)
+    data = result.to_json()
+    data.pop("verdict"), data.pop("passed"), data.pop("reason"), data.pop("seconds")
+    data["covered"] = result.verdict != "not_covered"
+    return Grade(result.verdict, result.passed, result.seconds, result.reason, data)

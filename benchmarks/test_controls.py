@@ -1,0 +1,55 @@
+"""The grader's controls, which CI gates on: positives accepted, mutants rejected."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from alias_fixtures.controls import (
+    mutant_controls,
+    operator_names,
+    operator_renamed_control,
+    renamed_control,
+    self_control,
+)
+from alias_fixtures.tasks import builtin_tasks
+from tlc_harness.runner import Harness
+
+from .conftest import RUN_SEED
+
+TASKS = {t.id: t for t in builtin_tasks()}
+WITH_OPERATORS = sorted(t for t in TASKS if operator_names(TASKS[t]))
+
+
+@pytest.mark.parametrize("task_id", sorted(TASKS))
+def test_reference_accepted_against_itself(bench_harness: Harness, task_id: str) -> None:
+    result = self_control(bench_harness, TASKS[task_id])
+    assert result.correct, result.detail
+
+
+@pytest.mark.parametrize("task_id", sorted(TASKS))
+def test_renamed_reference_accepted(bench_harness: Harness, task_id: str) -> None:
+    result = renamed_control(bench_harness, TASKS[task_id], seed=RUN_SEED)
+    assert result is not None, "the random variant is not verified"
+    assert result.correct, result.detail
+
+
+@settings(max_examples=12, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+def test_operator_renamed_copy_accepted(bench_harness: Harness, data: st.DataObject) -> None:
+    task = TASKS[data.draw(st.sampled_from(WITH_OPERATORS), label="task")]
+    names = operator_names(task)
+    chosen = data.draw(st.lists(st.sampled_from(names), min_size=1, unique=True), label="ops")
+    seed = data.draw(st.integers(0, 2**32), label="seed")
+    result = operator_renamed_control(bench_harness, task, chosen, seed)
+    assert result.correct, result.detail
+
+
+@pytest.mark.parametrize("task_id", sorted(TASKS))
+def test_mutants_rejected(bench_harness: Harness, task_id: str) -> None:
+    results, made = mutant_controls(bench_harness, TASKS[task_id], seed=0, tries=6, keep=2)
+    assert made > 0, "no mutation site"
+    wrong = [r.detail for r in results if not r.correct]
+    assert not wrong, wrong

@@ -1,0 +1,112 @@
+"""Measure the behavior grader: coverage, positive controls accepted, mutants kept and rejected.
+
+Run: `python scripts/grader_controls.py [--corpus ../shared/corpus/tlaplus-examples] [--out F]`.
+On the built-in suite and (when given) the passing models of a tlaplus/Examples corpus:
+- coverage: tasks whose reference passes the behavior grade against itself;
+- positives: renamed references (random CIR variant) and operator-renamed copies accepted;
+- negatives: mutants generated, kept (different reachable-state count), rejected;
+- median seconds per behavior grade.
+Prints one table and writes it (Markdown) to --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from alias_fixtures.controls import (
+    ControlResult,
+    mutant_controls,
+    operator_names,
+    operator_renamed_control,
+    renamed_control,
+    self_control,
+)
+from alias_fixtures.corpus_loaders import load_examples
+from alias_fixtures.tasks import Task, builtin_tasks
+from tlc_harness.runner import Harness
+
+HERE = Path(__file__).resolve().parent
+
+
+def run_suite(harness: Harness, name: str, tasks: list[Task], args: argparse.Namespace,
+              log: list[str]) -> dict[str, object]:
+    covered: list[str] = []
+    results: list[ControlResult] = []
+    failures: list[str] = []
+    made_total = 0
+    for i, task in enumerate(tasks, 1):
+        t0 = time.monotonic()
+        own = self_control(harness, task)
+        results.append(own)
+        if not own.correct:
+            failures.append(f"{task.id}: self -> {own.verdict}: {own.detail[:160]}")
+            print(f"[{name} {i}/{len(tasks)}] {task.id}: NOT COVERED ({own.verdict})", flush=True)
+            continue
+        covered.append(task.id)
+        ren = renamed_control(harness, task, seed=args.seed)
+        if ren is not None:
+            results.append(ren)
+        ops = operator_names(task)
+        if ops:
+            rng = random.Random(f"{args.seed}:{task.id}")
+            chosen = rng.sample(ops, k=max(1, len(ops) // 2))
+            results.append(operator_renamed_control(harness, task, chosen, rng.randrange(2**32)))
+        muts, made = mutant_controls(harness, task, seed=args.seed, tries=args.tries,
+                                     keep=args.keep)
+        made_total += made
+        results.extend(muts)
+        bad = [r for r in results if r.task_id == task.id and not r.correct]
+        failures += [f"{task.id}: {r.kind} -> {r.verdict}: {r.detail[:160]}" for r in bad]
+        print(f"[{name} {i}/{len(tasks)}] {task.id}: {len(muts)} mutants kept of {made}, "
+              f"{len(bad)} wrong, {time.monotonic() - t0:.1f} s", flush=True)
+    by_kind = {k: [r for r in results if r.kind == k] for k in ("renamed", "operators", "mutant")}
+    log += [f"- {name}: {f}" for f in failures]
+    seconds = [r.seconds for r in results]
+    return {
+        "suite": name, "tasks": len(tasks), "covered": len(covered),
+        "renamed": f"{sum(r.correct for r in by_kind['renamed'])}/{len(by_kind['renamed'])}",
+        "operators": f"{sum(r.correct for r in by_kind['operators'])}/"
+                     f"{len(by_kind['operators'])}",
+        "mutants": f"{sum(r.correct for r in by_kind['mutant'])}/{len(by_kind['mutant'])} "
+                   f"(of {made_total} made)",
+        "median_s": statistics.median(seconds) if seconds else float("nan"),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--corpus", type=Path, help="a tlaplus/Examples corpus folder (optional)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--tries", type=int, default=6, help="mutants made per task (6)")
+    ap.add_argument("--keep", type=int, default=3, help="kept mutants graded per task (3)")
+    ap.add_argument("--timeout", type=float, default=120.0, help="TLC limit per run (120 s)")
+    ap.add_argument("--out", type=Path, default=HERE / "results" / "grader_controls.md")
+    args = ap.parse_args()
+    log: list[str] = []
+    rows = []
+    with Harness(tlc_timeout=args.timeout) as harness:
+        rows.append(run_suite(harness, "built-in", builtin_tasks(), args, log))
+        if args.corpus:
+            rows.append(run_suite(harness, "corpus", load_examples(args.corpus), args, log))
+    lines = ["# Behavior-grader controls", "",
+             f"Command: `python scripts/grader_controls.py {' '.join(sys.argv[1:])}`", "",
+             "| suite | tasks | covered (self ok) | renamed accepted | operator-renamed accepted "
+             "| mutants rejected (kept of made) | median s per grade |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['suite']} | {r['tasks']} | {r['covered']} | {r['renamed']} | "
+                     f"{r['operators']} | {r['mutants']} | {float(str(r['median_s'])):.2f} |")
+    lines += ["", "Failures (each a task outside coverage or a wrong control):", ""]
+    lines += log or ["- none"]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
