@@ -1,0 +1,118 @@
+"""The `--alias-*` option group, mirrored as ini options so tox envs can set them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from .variants import CONDITIONS
+
+# name, default, help (each also an ini option `alias_<name>`)
+OPTIONS: tuple[tuple[str, str, str], ...] = (
+    ("tasks", "builtin", "tasks: `builtin`, a folder of task folders, a tlaplus/Examples "
+     "checkout or a TLA+-Bench release"),
+    ("conditions", "original,random", "comma-separated conditions: original, random, meaningful"),
+    ("samples", "5", "samples per task and condition"),
+    ("model", "demo", "model: demo, reference, replay:PATH, anthropic:MODEL, openai:MODEL[@URL]"),
+    ("seed", "0", "run seed (renaming; the report's bootstrap seed is separate)"),
+    ("out", "alias-results/{model}", "folder for records, outputs, caches and the report "
+     "({model} is replaced by the model spec)"),
+    ("grades", "parse,name,behavior", "grades to compute"),
+    ("primary", "behavior", "grade that decides whether a case passes: name or behavior"),
+    ("maps", "", "folder of <task>.json name maps for the meaningful condition"),
+    ("temperature", "0.7", "sampling temperature"),
+    ("top-p", "0.95", "nucleus sampling top-p"),
+    ("max-tokens", "4096", "most new tokens per output"),
+    ("mappings", "60", "most mappings the behavior grade tries"),
+    ("timeout", "300", "TLC time limit per run, seconds"),
+    ("style", "declarative_claude", "TLA+-Bench description style"),
+)
+FLAGS: tuple[tuple[str, str], ...] = (
+    ("resume", "skip cases already recorded in the results file"),
+    ("strict", "let model failures fail the run (default: exit status reflects harness health)"),
+)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("alias", "ALIAS benchmark")
+    for name, default, text in OPTIONS:
+        group.addoption(f"--alias-{name}", dest=f"alias_{name.replace('-', '_')}", default=None,
+                        help=f"{text} (default: {default})")
+        parser.addini(f"alias_{name.replace('-', '_')}", text, default=default)
+    for name, text in FLAGS:
+        group.addoption(f"--alias-{name}", dest=f"alias_{name}", action="store_true",
+                        default=None, help=text)
+        parser.addini(f"alias_{name}", text, type="bool", default=False)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The options of one run, validated."""
+
+    tasks: str
+    conditions: tuple[str, ...]
+    samples: int
+    model: str
+    seed: str
+    out: str
+    grades: tuple[str, ...]
+    primary: str
+    maps: str
+    temperature: float
+    top_p: float
+    max_tokens: int
+    mappings: int
+    timeout: float
+    style: str
+    resume: bool
+    strict: bool
+
+
+def _get(config: pytest.Config, name: str) -> str:
+    key = f"alias_{name.replace('-', '_')}"
+    value = config.getoption(key)
+    return str(config.getini(key) if value is None else value)
+
+
+def _safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+
+
+def read_settings(config: pytest.Config) -> Settings:
+    """Read and check the options; contradictions fail early with a UsageError."""
+    try:
+        conditions = tuple(c.strip() for c in _get(config, "conditions").split(",") if c.strip())
+        grades = tuple(g.strip() for g in _get(config, "grades").split(",") if g.strip())
+        settings = Settings(
+            tasks=_get(config, "tasks"), conditions=conditions,
+            samples=int(_get(config, "samples")), model=_get(config, "model"),
+            seed=_get(config, "seed"),
+            out=_get(config, "out").replace("{model}", _safe(_get(config, "model"))),
+            grades=grades,
+            primary=_get(config, "primary"), maps=_get(config, "maps"),
+            temperature=float(_get(config, "temperature")), top_p=float(_get(config, "top-p")),
+            max_tokens=int(_get(config, "max-tokens")), mappings=int(_get(config, "mappings")),
+            timeout=float(_get(config, "timeout")), style=_get(config, "style"),
+            resume=bool(config.getoption("alias_resume") or config.getini("alias_resume")),
+            strict=bool(config.getoption("alias_strict") or config.getini("alias_strict")),
+        )
+    except ValueError as exc:
+        raise pytest.UsageError(f"ALIAS: bad option value: {exc}") from exc
+    bad = [c for c in settings.conditions if c not in CONDITIONS]
+    if bad or not settings.conditions:
+        raise pytest.UsageError(f"--alias-conditions: unknown {bad or 'empty list'}; "
+                                f"choose from {', '.join(CONDITIONS)}")
+    if "meaningful" in settings.conditions and not settings.maps:
+        raise pytest.UsageError("--alias-conditions meaningful needs --alias-maps DIR")
+    if settings.samples < 1:
+        raise pytest.UsageError("--alias-samples must be at least 1")
+    unknown = [g for g in settings.grades if g not in ("parse", "name", "behavior")]
+    if unknown:
+        raise pytest.UsageError(f"--alias-grades: unknown grade(s) {unknown}")
+    if settings.primary not in ("name", "behavior"):
+        raise pytest.UsageError("--alias-primary must be `name` or `behavior`")
+    if settings.primary not in settings.grades:
+        raise pytest.UsageError(f"--alias-primary {settings.primary} is not among "
+                                f"--alias-grades {','.join(settings.grades)}")
+    return settings

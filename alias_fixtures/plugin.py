@@ -1,0 +1,110 @@
+"""The ALIAS pytest plugin: one test case per (task, condition, sample).
+
+Hooks stay thin and delegate to `AliasSession`. Variants are built and verified once, by the
+controller (or the only process) before xdist workers start; workers reuse them from the cache.
+Each case's record rides on its test report (`user_properties`); only the controller writes
+results (see `reports.plugin`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from .options import add_options, read_settings
+from .session import AliasSession, CaseOutcome, CaseSpec
+
+SESSION_KEY = pytest.StashKey[AliasSession]()
+RECORD_PROPERTY = "alias_record"
+
+
+class AliasInfraError(RuntimeError):
+    """The harness (not the model) failed on a case: reported as a test error."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def _wanted(config: pytest.Config) -> bool:
+    """Only runs that collect benchmark cases start the session (cheap for other test runs)."""
+    return any("benchmarks" in str(a) for a in config.args) or bool(
+        config.getoption("alias_model") or config.getoption("alias_tasks"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "alias_case: one ALIAS benchmark case")
+    if _wanted(config):
+        config.stash[SESSION_KEY] = AliasSession.start(read_settings(config))
+
+
+def _session(config: pytest.Config) -> AliasSession:
+    if SESSION_KEY not in config.stash:
+        config.stash[SESSION_KEY] = AliasSession.start(read_settings(config))
+    return config.stash[SESSION_KEY]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    config = session.config
+    if SESSION_KEY not in config.stash or hasattr(config, "workerinput"):
+        return
+    alias = config.stash[SESSION_KEY]
+    excluded = [(t, c, v.reason) for t, c, v in alias.prepare_variants() if not v.verified]
+    from reports.plugin import start_results
+
+    start_results(config, alias.results_path, alias.header(), total=len(alias.cases()),
+                  resume=alias.settings.resume, strict=alias.settings.strict,
+                  report_dir=alias.out / "report")
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(f"ALIAS: {len(alias.tasks)} tasks x {len(alias.settings.conditions)} "
+                            f"conditions x {alias.settings.samples} samples, model "
+                            f"{alias.settings.model}; variants verified "
+                            f"({len(excluded)} excluded)")
+        for task, cond, why in excluded:
+            reporter.write_line(f"ALIAS: excluded {task}/{cond}: {why}")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "alias_case" not in metafunc.fixturenames:
+        return
+    cases = _session(metafunc.config).cases()
+    metafunc.parametrize("alias_case", cases, ids=[c.id for c in cases])
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if SESSION_KEY not in config.stash or not config.stash[SESSION_KEY].settings.resume:
+        return
+    from reports.results_file import recorded_ids
+
+    done = recorded_ids(config.stash[SESSION_KEY].results_path)
+    keep, skip = [], []
+    for item in items:
+        spec = getattr(item, "callspec", None)
+        case = spec.params.get("alias_case") if spec else None
+        (skip if isinstance(case, CaseSpec) and case.id in done else keep).append(item)
+    if skip:
+        config.hook.pytest_deselected(items=skip)
+        items[:] = keep
+
+
+@pytest.fixture
+def alias_outcome(request: pytest.FixtureRequest, alias_case: CaseSpec) -> Iterator[CaseOutcome]:
+    """Generate and grade one case; its record is attached to the report."""
+    alias = _session(request.config)
+    variant, check = alias.variant(alias_case.task, alias_case.condition)
+    if variant is None or not check.verified:
+        pytest.skip(f"variant excluded (not verified): {check.reason}")
+    outcome = alias.run_case(alias_case)
+    request.node.user_properties.append((RECORD_PROPERTY, json.dumps(outcome.record)))
+    if outcome.infra_error:
+        raise AliasInfraError(outcome.infra_error)
+    yield outcome
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if SESSION_KEY in config.stash:
+        config.stash[SESSION_KEY].close()

@@ -1,0 +1,197 @@
+"""One benchmark run's state: tasks, verified variants, the model, the harness; grades cases."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tlc_harness.runner import Harness
+
+from .corpus_loaders import load_tasks
+from .descriptions import hidden_names
+from .grading import ReferenceCoverage, grade_output
+from .models import GenerationParams, GenerationRequest, ModelAdapter, ModelError, make_model
+from .options import Settings
+from .prompts import render_prompt
+from .tasks import Task, builtin_tasks
+from .variants import Variant, Verification, VariantStore, build_variant
+
+SCHEMA_VERSION = 1
+RESULTS_FILE = "results.jsonl"
+
+
+@dataclass(frozen=True)
+class CaseSpec:
+    """One (task, condition, sample); its id is stable across runs."""
+
+    task: str
+    condition: str
+    sample: int
+
+    @property
+    def id(self) -> str:
+        return f"{self.task}/{self.condition}/s{self.sample}"
+
+
+@dataclass
+class CaseOutcome:
+    """The record of a graded case and what it means for the test."""
+
+    record: dict[str, Any]
+    passed: bool
+    reason: str
+    infra_error: str | None = None
+
+
+@dataclass
+class AliasSession:
+    """Per-process run state; the harness and the model are started on first use."""
+
+    settings: Settings
+    tasks: dict[str, Task] = field(default_factory=dict)
+    _harness: Harness | None = None
+    _model: ModelAdapter | None = None
+    _coverage: ReferenceCoverage | None = None
+    _variants: dict[tuple[str, str], tuple[Variant | None, Verification]] = field(
+        default_factory=dict)
+
+    @classmethod
+    def start(cls, settings: Settings) -> AliasSession:
+        source = settings.tasks
+        tasks = builtin_tasks() if source == "builtin" else load_tasks(source, style=settings.style)
+        return cls(settings, {t.id: t for t in tasks})
+
+    @property
+    def out(self) -> Path:
+        return Path(self.settings.out)
+
+    @property
+    def results_path(self) -> Path:
+        return self.out / RESULTS_FILE
+
+    def cases(self) -> list[CaseSpec]:
+        return [CaseSpec(t, c, s) for t in sorted(self.tasks) for c in self.settings.conditions
+                for s in range(self.settings.samples)]
+
+    @property
+    def harness(self) -> Harness:
+        if self._harness is None:
+            self._harness = Harness(tlc_timeout=self.settings.timeout)
+            self._coverage = ReferenceCoverage(self._harness, limit=self.settings.mappings)
+        return self._harness
+
+    @property
+    def params(self) -> GenerationParams:
+        return GenerationParams(temperature=self.settings.temperature,
+                                top_p=self.settings.top_p, max_tokens=self.settings.max_tokens)
+
+    @property
+    def model(self) -> ModelAdapter:
+        if self._model is None:
+            adapter = make_model(self.settings.model, self.params)
+            if adapter.provider in ("anthropic", "openai"):
+                from .gencache import CachedModel, GenerationCache
+
+                cache = GenerationCache(self.out / "cache" / "generations.sqlite")
+                adapter = CachedModel(adapter, cache)
+            self._model = adapter
+        return self._model
+
+    def variant(self, task_id: str, condition: str) -> tuple[Variant | None, Verification]:
+        key = (task_id, condition)
+        if key not in self._variants:
+            store = VariantStore(self.out / "cache" / "variants",
+                                 jar_sha256=self.harness.toolchain.jar_sha256)
+            self._variants[key] = build_variant(
+                self.harness, self.tasks[task_id], condition, seed=self.settings.seed,
+                maps_dir=self.settings.maps or None, store=store)
+        return self._variants[key]
+
+    def prepare_variants(self) -> list[tuple[str, str, Verification]]:
+        """Build and verify every variant once (the controller does this before workers)."""
+        return [(t, c, self.variant(t, c)[1]) for t in sorted(self.tasks)
+                for c in self.settings.conditions]
+
+    def header(self) -> dict[str, Any]:
+        from .provenance import run_header
+
+        return run_header(self)
+
+    def close(self) -> None:
+        if self._harness is not None:
+            self._harness.close()
+            self._harness = None
+
+    # ------------------------------------------------------------------ one case
+    def run_case(self, case: CaseSpec) -> CaseOutcome:
+        """Generate (or replay) the output, grade it, and build its record."""
+        start = time.monotonic()
+        record: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION, "kind": "case", "id": case.id,
+            "model": self.settings.model, "task": case.task, "condition": case.condition,
+            "sample": case.sample, "hidden_names": [], "grades": {}, "infra_error": None,
+        }
+        try:
+            variant, check = self.variant(case.task, case.condition)
+            if variant is None or not check.verified:
+                record["infra_error"] = f"variant not verified: {check.reason}"
+                record["excluded"] = True
+                return CaseOutcome(record, False, record["infra_error"], record["infra_error"])
+            record["hidden_names"] = [h.name for h in hidden_names(variant.description,
+                                                                   variant.cfg)]
+            prompt = render_prompt(variant.description)
+            record["prompt_sha256"] = hashlib.sha256(prompt.encode()).hexdigest()[:16]
+            request = GenerationRequest(
+                case.task, case.condition, case.sample, prompt, params=self.params,
+                reference=variant.modules[f"{variant.main_module}.tla"]
+                if self.settings.model == "reference" else None)
+            generation = self.model.generate(request)
+            record["generation"] = generation.to_json()
+            record["output_sha256"] = hashlib.sha256(generation.text.encode()).hexdigest()
+            record["output_path"] = str(self._save_output(case, generation.text))
+            grades = grade_output(self.harness, variant, generation.text,
+                                  coverage=self._coverage, grades=self.settings.grades,
+                                  mapping_limit=self.settings.mappings,
+                                  timeout=self.settings.timeout)
+            record["grades"] = grades.to_json()
+            if "behavior" in self.settings.grades and self._coverage is not None:
+                # coverage belongs to the reference: recorded even when the output failed early
+                own = self._coverage.check(variant)
+                record["grades"]["behavior"]["covered"] = own.passed
+            record["module"] = grades.module_name
+            record["infra_error"] = grades.infra_error
+        except ModelError as exc:
+            record["infra_error"] = f"model: {exc}"
+        except Exception as exc:  # noqa: BLE001 - any crash here is the harness's, recorded
+            record["infra_error"] = f"{type(exc).__name__}: {exc}"
+            record["traceback"] = traceback.format_exc(limit=8)
+        record["seconds"] = round(time.monotonic() - start, 3)
+        if record["infra_error"]:
+            return CaseOutcome(record, False, record["infra_error"], record["infra_error"])
+        return self._outcome(record)
+
+    def _save_output(self, case: CaseSpec, text: str) -> Path:
+        safe_model = self.settings.model.replace("/", "_").replace(":", "_")
+        path = self.out / "outputs" / safe_model / case.task / case.condition / \
+            f"s{case.sample}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def _outcome(self, record: dict[str, Any]) -> CaseOutcome:
+        primary = record["grades"].get(self.settings.primary, {})
+        if primary.get("passed"):
+            return CaseOutcome(record, True, "")
+        grade = record["grades"]
+        failing = next((g for g in ("parse", self.settings.primary)
+                        if not grade.get(g, {}).get("passed")), self.settings.primary)
+        detail = grade.get(failing, {})
+        reason = f"{failing}: {detail.get('verdict')}"
+        if detail.get("reason"):
+            reason += f": {detail['reason']}"
+        return CaseOutcome(record, False, reason[:300])
+

@@ -1,0 +1,117 @@
+"""The report plugin: the controller collects case records, writes them, and summarizes.
+
+Workers attach each case's record to its test report. `start_results` (called once, by the
+controller or the only process) registers a `ResultsPlugin` object that appends records to the
+results file as they arrive, prints a compact summary at the end and writes the report folder.
+Workers never register it, so they write and print nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .results_file import ResultsWriter, read_lines
+
+RECORD_PROPERTY = "alias_record"
+
+
+def record_of(report: pytest.TestReport) -> dict[str, Any] | None:
+    for name, value in report.user_properties:
+        if name == RECORD_PROPERTY:
+            data: dict[str, Any] = json.loads(str(value))
+            return data
+    return None
+
+
+@dataclass
+class ResultsPlugin:
+    """Controller-side state and hooks of one benchmark run."""
+
+    writer: ResultsWriter
+    total: int
+    strict: bool
+    report_dir: Path
+    records: list[dict[str, Any]] = field(default_factory=list)
+    written: set[str] = field(default_factory=set)
+    model_failures: set[str] = field(default_factory=set)
+    harness_failures: set[str] = field(default_factory=set)
+    resumed_all: bool = False
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """Without xdist: the cases actually selected (after -k, resume, ...)."""
+        self.total = sum(1 for item in items if item.get_closest_marker("alias_case"))
+        self.resumed_all = self.total == 0 and bool(read_lines(self.writer.path)[1:])
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """With xdist: every worker collects the same cases; count them once."""
+        self.total = sum(1 for i in ids if "test_case[" in i)
+        self.resumed_all = self.total == 0 and bool(read_lines(self.writer.path)[1:])
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = record_of(report)
+        if report.failed and (record is None or report.when != "call"):
+            self.harness_failures.add(report.nodeid)
+        elif report.failed:
+            self.model_failures.add(report.nodeid)
+        if record is None or report.nodeid in self.written:
+            return
+        if report.when == "setup" and report.passed:
+            return  # the call phase comes next and says how the case ended
+        self.written.add(report.nodeid)
+        self.writer.append(record)
+        self.records.append(record)
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        only_model = (exitstatus == pytest.ExitCode.TESTS_FAILED and not self.harness_failures
+                      and session.testsfailed == len(self.model_failures))
+        if only_model and not self.strict:
+            session.exitstatus = pytest.ExitCode.OK
+        if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and self.resumed_all:
+            session.exitstatus = pytest.ExitCode.OK  # every selected case was recorded before
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        from .summary import summary_lines, write_report
+
+        tr = terminalreporter
+        tr.section("ALIAS summary")
+        tr.write_line(f"cases graded in this session: {len(self.records)} of {self.total} "
+                      "selected")
+        everything = [r for r in read_lines(self.writer.path) if r.get("kind") == "case"]
+        for line in summary_lines(everything):
+            tr.write_line(line)
+        tr.write_line(f"records: {self.writer.path}")
+        if self.model_failures and not self.strict:
+            tr.write_line(f"{len(self.model_failures)} case(s) failed on the model's output; "
+                          "the run itself is healthy (--alias-strict turns these into a "
+                          "failing exit status)")
+        try:
+            tr.write_line(f"report: {write_report(self.writer.path, self.report_dir)}")
+        except Exception as exc:  # noqa: BLE001 - a report problem must not hide the results
+            tr.write_line(f"report not written: {type(exc).__name__}: {exc}")
+
+
+def start_results(config: pytest.Config, path: Path, header: dict[str, Any], *, total: int,
+                  resume: bool, strict: bool, report_dir: Path) -> ResultsPlugin:
+    """Begin (or, resuming, continue) a results file and register the controller plugin."""
+    if path.exists() and path.stat().st_size and not resume:
+        # a new run never overwrites: the earlier results are kept beside it
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(path.stat().st_mtime))
+        kept = path.with_name(f"{path.stem}.{stamp}{path.suffix}")
+        path.rename(kept)
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"ALIAS: earlier results kept as {kept} "
+                                "(--alias-resume continues a run instead)")
+    writer = ResultsWriter(path)
+    writer.append(header)
+    plugin = ResultsPlugin(writer, total, strict, report_dir)
+    config.pluginmanager.register(plugin, "alias-results")
+    return plugin

@@ -1,0 +1,40 @@
+"""The terminal summary of a run, and the entry point that writes its report folder."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+GRADES = ("parse", "name", "behavior")
+
+
+def summary_lines(records: list[dict[str, Any]]) -> list[str]:
+    """Pass rates per condition and grade over all recorded cases (mean over samples)."""
+    cases = list({r["id"]: r for r in records if r.get("kind") == "case"}.values())
+    lines = [f"cases in the results file: {len(cases)}"]
+    infra = [r for r in cases if r.get("infra_error")]
+    if infra:
+        lines.append(f"infrastructure errors: {len(infra)} (counted as not passed)")
+    by_cond: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for record in cases:
+        by_cond[record["condition"]].append(record)
+    if not cases:
+        return lines
+    lines.append(f"{'condition':<12}" + "".join(f"{g:>10}" for g in GRADES) + "   cases")
+    for cond in sorted(by_cond, key=lambda c: (c != "original", c)):
+        rows = by_cond[cond]
+        cells = []
+        for grade in GRADES:
+            passed = sum(1 for r in rows if not r.get("infra_error")
+                         and r.get("grades", {}).get(grade, {}).get("passed"))
+            cells.append(f"{100 * passed / len(rows):9.1f}%")
+        lines.append(f"{cond:<12}" + "".join(cells) + f"   {len(rows):>5}")
+    return lines
+
+
+def write_report(results: Path, out_dir: Path) -> Path:
+    """Write the report folder for a results file (tables, statistics, HTML page)."""
+    from .render import write_report as render
+
+    return render([results], out_dir)

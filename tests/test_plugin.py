@@ -1,0 +1,104 @@
+"""The pytest plugin end to end: inner pytest sessions with -n 2, asserting on the JSONL."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from alias_fixtures.tasks import builtin_tasks_dir
+
+pytest_plugins = ["pytester"]
+
+CASE_TEST = """
+import pytest
+
+@pytest.mark.alias_case
+def test_case(alias_outcome):
+    if not alias_outcome.passed:
+        pytest.fail(alias_outcome.reason, pytrace=False)
+"""
+
+
+@pytest.fixture
+def tasks(pytester: pytest.Pytester) -> Path:
+    folder = pytester.path / "tasks"
+    for task in ("hour_clock", "up_down_counter"):
+        shutil.copytree(builtin_tasks_dir() / task, folder / task)
+    pytester.makepyfile(test_bench=CASE_TEST)
+    return folder
+
+
+def records(out: Path) -> list[dict[str, object]]:
+    lines = (out / "results.jsonl").read_text().splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def run(pytester: pytest.Pytester, tasks: Path, *args: str) -> pytest.RunResult:
+    return pytester.runpytest("-p", "no:cacheprovider", "--alias-tasks", str(tasks),
+                              "--alias-out", str(pytester.path / "out"), *args)
+
+
+def test_reference_run_with_xdist_writes_one_line_per_case(pytester: pytest.Pytester,
+                                                            tasks: Path) -> None:
+    result = run(pytester, tasks, "--alias-model", "reference", "--alias-samples", "2", "-n", "2")
+    result.assert_outcomes(passed=8)
+    rows = records(pytester.path / "out")
+    assert rows[0]["kind"] == "header"
+    assert len(rows[0]["jar_sha256"]) == 64  # type: ignore[arg-type]
+    cases = [r for r in rows if r["kind"] == "case"]
+    assert sorted(str(r["id"]) for r in cases) == sorted(
+        f"{t}/{c}/s{s}" for t in ("hour_clock", "up_down_counter")
+        for c in ("original", "random") for s in (0, 1))
+    for case in cases:
+        grades = case["grades"]
+        assert isinstance(grades, dict)
+        assert all(grades[g]["passed"] for g in ("parse", "name", "behavior")), case
+        assert case["schema_version"] == 1 and case["infra_error"] is None
+    result.stdout.fnmatch_lines(["*ALIAS summary*", "*original*100.0%*"])
+
+
+def test_resume_skips_recorded_cases(pytester: pytest.Pytester, tasks: Path) -> None:
+    run(pytester, tasks, "--alias-model", "reference", "--alias-samples", "1",
+        "-k", "hour_clock").assert_outcomes(passed=2)
+    again = run(pytester, tasks, "--alias-model", "reference", "--alias-samples", "1",
+                "--alias-resume")
+    again.assert_outcomes(passed=2, deselected=2)
+    cases = [r for r in records(pytester.path / "out") if r["kind"] == "case"]
+    assert len(cases) == 4 and len({r["id"] for r in cases}) == 4
+
+
+def test_model_failures_keep_exit_zero_unless_strict(pytester: pytest.Pytester,
+                                                     tasks: Path) -> None:
+    outputs = pytester.path / "outs.jsonl"
+    lines = [{"task": t, "condition": c, "sample": 0, "text": "I cannot write TLA+."}
+             for t in ("hour_clock", "up_down_counter") for c in ("original", "random")]
+    outputs.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    model = f"replay:{outputs}"
+    lenient = run(pytester, tasks, "--alias-model", model, "--alias-samples", "1")
+    lenient.assert_outcomes(failed=4)
+    assert lenient.ret == 0
+    lenient.stdout.fnmatch_lines(["*parse: no_module*"])
+    strict = run(pytester, tasks, "--alias-model", model, "--alias-samples", "1",
+                 "--alias-strict")
+    assert strict.ret == 1
+
+
+def test_missing_output_is_an_error_not_a_failure(pytester: pytest.Pytester,
+                                                  tasks: Path) -> None:
+    outputs = pytester.path / "few.jsonl"
+    outputs.write_text(json.dumps({"task": "hour_clock", "condition": "original", "sample": 0,
+                                   "text": "nothing"}) + "\n")
+    result = run(pytester, tasks, "--alias-model", f"replay:{outputs}", "--alias-samples", "1")
+    result.assert_outcomes(failed=1, errors=3)
+    assert result.ret == 1
+    cases = [r for r in records(pytester.path / "out") if r["kind"] == "case"]
+    assert sum(1 for r in cases if r["infra_error"]) == 3
+
+
+def test_bad_options_fail_early(pytester: pytest.Pytester, tasks: Path) -> None:
+    result = run(pytester, tasks, "--alias-conditions", "original,bogus")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown*bogus*"])
