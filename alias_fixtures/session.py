@@ -122,6 +122,10 @@ class AliasSession:
         return run_header(self)
 
     def close(self) -> None:
+        closer = getattr(self._model, "close", None)
+        if callable(closer):
+            closer()
+        self._model = None
         if self._harness is not None:
             self._harness.close()
             self._harness = None
