@@ -27,6 +27,8 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("mappings", "60", "most mappings the behavior grade tries"),
     ("timeout", "300", "TLC time limit per run, seconds"),
     ("style", "declarative_claude", "TLA+-Bench description style"),
+    ("exposure-half", "", "A or B: the half of the exposure split (seed 20260926) this model "
+     "was trained on; written into the run header for the report's Table 2"),
 )
 FLAGS: tuple[tuple[str, str], ...] = (
     ("resume", "skip cases already recorded in the results file"),
@@ -65,6 +67,7 @@ class Settings:
     mappings: int
     timeout: float
     style: str
+    exposure_half: str
     resume: bool
     strict: bool
 
@@ -94,6 +97,7 @@ def read_settings(config: pytest.Config) -> Settings:
             temperature=float(_get(config, "temperature")), top_p=float(_get(config, "top-p")),
             max_tokens=int(_get(config, "max-tokens")), mappings=int(_get(config, "mappings")),
             timeout=float(_get(config, "timeout")), style=_get(config, "style"),
+            exposure_half=_get(config, "exposure-half").upper(),
             resume=bool(config.getoption("alias_resume") or config.getini("alias_resume")),
             strict=bool(config.getoption("alias_strict") or config.getini("alias_strict")),
         )
@@ -105,6 +109,8 @@ def read_settings(config: pytest.Config) -> Settings:
                                 f"choose from {', '.join(CONDITIONS)}")
     if "meaningful" in settings.conditions and not settings.maps:
         raise pytest.UsageError("--alias-conditions meaningful needs --alias-maps DIR")
+    if settings.exposure_half not in ("", "A", "B"):
+        raise pytest.UsageError("--alias-exposure-half must be A or B")
     if settings.samples < 1:
         raise pytest.UsageError("--alias-samples must be at least 1")
     unknown = [g for g in settings.grades if g not in ("parse", "name", "behavior")]

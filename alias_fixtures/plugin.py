@@ -9,7 +9,6 @@ results (see `reports.plugin`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -92,7 +91,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture
-def alias_outcome(request: pytest.FixtureRequest, alias_case: CaseSpec) -> Iterator[CaseOutcome]:
+def alias_outcome(request: pytest.FixtureRequest, alias_case: CaseSpec) -> CaseOutcome:
     """Generate and grade one case; its record is attached to the report."""
     alias = _session(request.config)
     variant, check = alias.variant(alias_case.task, alias_case.condition)
@@ -102,7 +101,7 @@ def alias_outcome(request: pytest.FixtureRequest, alias_case: CaseSpec) -> Itera
     request.node.user_properties.append((RECORD_PROPERTY, json.dumps(outcome.record)))
     if outcome.infra_error:
         raise AliasInfraError(outcome.infra_error)
-    yield outcome
+    return outcome
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

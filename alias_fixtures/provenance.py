@@ -33,7 +33,7 @@ def run_header(session: AliasSession) -> dict[str, Any]:
     model = session.model
     return {
         "schema_version": 1, "kind": "header",
-        "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "git_commit": commit, "git_dirty": dirty,
         "python": platform.python_version(), "platform": platform.platform(),
         **session.harness.toolchain.describe(),
@@ -45,4 +45,5 @@ def run_header(session: AliasSession) -> dict[str, Any]:
         "grades": list(settings.grades), "primary": settings.primary,
         "params": session.params.key(), "mapping_limit": settings.mappings,
         "tlc_timeout": settings.timeout,
+        **({"exposure_half": settings.exposure_half} if settings.exposure_half else {}),
     }

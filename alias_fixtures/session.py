@@ -13,12 +13,13 @@ from tlc_harness.runner import Harness
 
 from .corpus_loaders import load_tasks
 from .descriptions import hidden_names
+from .extract import extract_module
 from .grading import ReferenceCoverage, grade_output
 from .models import GenerationParams, GenerationRequest, ModelAdapter, ModelError, make_model
 from .options import Settings
 from .prompts import render_prompt
 from .tasks import Task, builtin_tasks
-from .variants import Variant, Verification, VariantStore, build_variant
+from .variants import Variant, VariantStore, Verification, build_variant
 
 SCHEMA_VERSION = 1
 RESULTS_FILE = "results.jsonl"
@@ -167,6 +168,7 @@ class AliasSession:
                 own = self._coverage.check(variant)
                 record["grades"]["behavior"]["covered"] = own.passed
             record["module"] = grades.module_name
+            record["similarity"] = self._similarity(variant, generation.text)
             record["infra_error"] = grades.infra_error
         except ModelError as exc:
             record["infra_error"] = f"model: {exc}"
@@ -177,6 +179,17 @@ class AliasSession:
         if record["infra_error"]:
             return CaseOutcome(record, False, record["infra_error"], record["infra_error"])
         return self._outcome(record)
+
+    def _similarity(self, variant: Variant, reply: str) -> dict[str, float] | None:
+        """ROUGE-L and BLEU of the extracted module against the variant's reference."""
+        try:
+            from reports.similarity import similarity
+        except ImportError:
+            return None  # the `probes` extra is not installed
+        extracted = extract_module(reply)
+        if extracted.text is None:
+            return None
+        return similarity(extracted.text, variant.modules[f"{variant.main_module}.tla"])
 
     def _save_output(self, case: CaseSpec, text: str) -> Path:
         safe_model = self.settings.model.replace("/", "_").replace(":", "_")

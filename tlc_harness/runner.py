@@ -46,6 +46,7 @@ class HarnessSettings:
     recycle_after: int = 150      # runs before a JVM worker is replaced
     keep_dirs: bool = False       # keep run directories (debugging)
     cds: bool = True              # class-data-sharing archive for fresh JVMs
+    tlc_seed: int | None = 0      # TLC -seed: RandomElement & co. repeat from run to run
     tmp_root: str | None = None
 
 
@@ -205,8 +206,10 @@ class Harness:
         limit = timeout or self.settings.tlc_timeout
         with self._run_dir(spec, format_cfg(model)) as run:
             out = run / "tlc.out"
+            seed = ([] if self.settings.tlc_seed is None or "-seed" in args
+                    else ["-seed", str(self.settings.tlc_seed)])
             argv = ["-tool", "-metadir", str(run / "meta"),
-                    "-workers", str(workers or self.settings.workers),
+                    "-workers", str(workers or self.settings.workers), *seed,
                     *args, "-config", f"{spec.main}.cfg", f"{spec.main}.tla"]
             request = {"op": "tlc", "dir": str(run), "args": argv, "out": str(out),
                        "tmp": str(run / "tmp")}

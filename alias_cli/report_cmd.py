@@ -1,0 +1,78 @@
+"""`alias-bench report RESULTS.jsonl [MORE.jsonl ...]`: rebuild the report from saved records."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from reports.exposure import EXPOSURE_SEED
+from reports.records import StatsError
+from reports.render import ExposurePair, write_report
+from reports.stats import BOOTSTRAP_SEED, N_BOOT
+
+from .common import fail
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "report", help="rebuild the report (tables, stats.json, HTML) from results files",
+        description="Compute Table 1, the renaming decrease, splits and (when two runs are "
+        "marked as trained on halves A and B) Table 2 from saved records, without calling a "
+        "model or TLC. Several results files (e.g. one run per model) are combined into one "
+        "comparison. Exit status: 0 written, 2 unreadable input or usage error.")
+    p.add_argument("results", nargs="+", type=Path, metavar="RESULTS.jsonl",
+                   help="results files written by benchmark runs")
+    p.add_argument("--out", type=Path, help="report folder (default: report/ beside the "
+                   "results file when there is one, ./alias-report when there are several)")
+    p.add_argument("--seed", type=int, default=BOOTSTRAP_SEED,
+                   help=f"bootstrap seed ({BOOTSTRAP_SEED})")
+    p.add_argument("--n-boot", type=int, default=N_BOOT,
+                   help=f"bootstrap resamples of tasks ({N_BOOT})")
+    p.add_argument("--split-seed", type=int, default=EXPOSURE_SEED,
+                   help=f"seed of the exposure experiment's A/B task split ({EXPOSURE_SEED})")
+    p.add_argument("--exposure", action="append", default=[], type=exposure_pair,
+                   metavar="A=MODEL,B=MODEL[,label=NAME]",
+                   help="the models trained on halves A and B (repeatable, one per pair); "
+                   "overrides the runs' `exposure_half` header fields")
+    p.set_defaults(func=run)
+
+
+def exposure_pair(text: str) -> ExposurePair:
+    """Parse ``A=model1,B=model2[,label=name]``."""
+    fields: dict[str, str] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or key not in ("A", "B", "label") or not value.strip() or key in fields:
+            raise argparse.ArgumentTypeError(
+                f"expected A=MODEL,B=MODEL[,label=NAME], got {text!r}")
+        fields[key] = value.strip()
+    if "A" not in fields or "B" not in fields or fields["A"] == fields["B"]:
+        raise argparse.ArgumentTypeError(f"name two different models for A and B, got {text!r}")
+    return ExposurePair(fields["A"], fields["B"], fields.get("label", ""))
+
+
+def run(args: argparse.Namespace) -> int:
+    results: list[Path] = args.results
+    if args.n_boot < 1:
+        return fail(f"--n-boot must be at least 1, got {args.n_boot}")
+    for path in results:
+        if not path.is_file():
+            return fail(f"{path}: {'not a file' if path.exists() else 'no such results file'}")
+    out: Path = args.out or (results[0].parent / "report" if len(results) == 1
+                             else Path("alias-report"))
+    try:
+        index = write_report(results, out, seed=args.seed, n_boot=args.n_boot,
+                             split_seed=args.split_seed, exposure=args.exposure)
+    except StatsError as exc:
+        return fail(f"cannot read the results: {exc}")
+    except (OSError, UnicodeDecodeError) as exc:
+        return fail(f"cannot read or write: {exc}")
+    print((out / "table1.md").read_text(encoding="utf-8").rstrip())
+    print(f"\nreport: {index}")
+    print(f"tables: {out}/table1.md, differences.md, table2.md, splits.md (and .csv); "
+          f"statistics: {out / 'stats.json'}")
+    return 0
+
+
+__all__ = ["exposure_pair", "register", "run"]

@@ -1,0 +1,260 @@
+"""The self-contained HTML page: inline CSS and SVG, no scripts, nothing fetched.
+
+Every text taken from the records goes through :func:`html.escape`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from reports.records import GRADES, condition_order
+from reports.render_data import Report, Section
+from reports.render_svg import condition_colors, decrease_plot, legend, pass_rate_plots
+
+TRACE_STATES = 40
+"""States shown of one counterexample; longer traces say how many were left out."""
+_CELL_LIMIT = 160
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#222;margin:0 auto;
+max-width:1240px;padding:16px 24px 48px}
+h1{font-size:24px;margin:8px 0 4px}h2{font-size:19px;margin:30px 0 8px;
+border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:15px;margin:18px 0 6px}
+table{border-collapse:collapse;margin:6px 0 8px;font-size:13px}
+th,td{border:1px solid #d6d6d6;padding:3px 7px;text-align:left;vertical-align:top}
+th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
+td.pass{background:#e3f3e6}td.fail{background:#fbe5e2}td.infra{background:#fff1c9}
+td.none{color:#999}.notes{color:#7a4b00;margin:4px 0;padding-left:20px}
+.footer,.muted{color:#666;font-size:12.5px}.footer{margin:4px 0}
+nav a{margin-right:12px}code{font:12px ui-monospace,Menlo,Consolas,monospace}
+.plots{display:flex;flex-wrap:wrap;gap:18px}.key{margin-right:14px;font-size:12.5px}
+.swatch{display:inline-block;width:11px;height:11px;margin-right:4px;vertical-align:-1px}
+details.task{border:1px solid #e2e2e2;border-radius:4px;margin:6px 0;padding:4px 10px}
+details.task>summary{cursor:pointer}details.task[open]>summary{margin-bottom:6px}
+table.trace td,table.trace th{font:11.5px ui-monospace,Menlo,Consolas,monospace}
+.badge{display:inline-block;padding:0 6px;margin-left:6px;border-radius:8px;
+background:#eef;font-size:12px}
+"""
+
+
+def _e(value: Any) -> str:
+    return escape(str(value), quote=True)
+
+
+def _note(text: str) -> str:
+    """Escaped text with `backticked` spans shown as code."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", _e(text))
+
+
+def _clip(text: str, limit: int = _CELL_LIMIT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def section_html(section: Section, *, heading: str = "h2") -> str:
+    """A section as heading, table, notes and footer."""
+    parts = [f'<{heading} id="{_e(section.key)}">{_e(section.title)}</{heading}>']
+    if section.rows:
+        head = "".join(f"<th>{_e(c)}</th>" for c in section.columns)
+        body = "".join(
+            "<tr>" + "".join(f'<td{"" if i < section.labels else " class=num"}>{_e(c)}</td>'
+                             for i, c in enumerate(row)) + "</tr>"
+            for row in section.rows)
+        parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+    if section.notes:
+        parts.append('<ul class="notes">' + "".join(f"<li>{_note(n)}</li>" for n in section.notes)
+                     + "</ul>")
+    if section.rows:
+        parts += [f'<p class="footer">{_e(f)}</p>' for f in section.footer]
+    return "\n".join(parts)
+
+
+def page(report: Report) -> str:
+    """The whole report as one HTML document."""
+    s, summary = report.settings, report.summary
+    conditions = list(summary["conditions"])
+    models = ", ".join(summary["models"]) or "none"
+    intro = (f"{len(summary['models'])} model(s) ({models}); {len(summary['tasks'])} task(s); "
+             f"conditions {', '.join(conditions) or 'none'}; {summary['cases']} case(s), "
+             f"{summary['infra_errors']} infrastructure error(s). Bootstrap: {s.n_boot:,} "
+             f"resamples of tasks, seed {s.seed}; exposure split seed {s.split_seed}.")
+    links = [("provenance", "Provenance"), ("table1", "Table 1"), ("plots", "Plots"),
+             ("differences", "Decrease"), ("table2", "Table 2"), ("splits", "Splits"),
+             ("tasks", "Tasks")]
+    body = [
+        "<h1>ALIAS report</h1>", f'<p class="muted">{_e(intro)}</p>',
+        "<nav>" + "".join(f'<a href="#{k}">{_e(t)}</a>' for k, t in links) + "</nav>",
+        section_html(report.section("provenance")),
+        "\n".join(f'<p class="muted">{_e(i.path)}: {i.cases} case(s), {len(i.headers)} run '
+                  f"header(s)</p>" for i in report.inputs),
+        section_html(report.section("table1")),
+        _plots(report, conditions),
+        section_html(report.section("differences")),
+        section_html(report.section("table2")),
+        '<h2 id="splits">Splits</h2>',
+        *(section_html(report.section(k), heading="h3")
+          for k in ("hidden_split", "disagreements", "upper_bound", "infra", "pass_at_k")),
+        _drilldown(report.cases, conditions),
+    ]
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>ALIAS report</title><style>{CSS}</style></head><body>\n"
+            + "\n".join(body) + "\n</body></html>\n")
+
+
+def _plots(report: Report, conditions: Sequence[str]) -> str:
+    parts = ['<h2 id="plots">Plots</h2>', "<h3>Pass rates per condition and grade</h3>"]
+    rates = report.section("table1").records
+    if rates:
+        parts.append(f"<p>{legend(condition_colors(conditions))}</p>")
+        parts.append('<div class="plots">' + "".join(pass_rate_plots(rates, conditions))
+                     + "</div>")
+    else:
+        parts.append('<p class="notes">No pass rates to plot (see Table 1).</p>')
+    parts.append("<h3>Renaming decrease per grade, with 95% interval</h3>")
+    differences = report.section("differences").records
+    if differences:
+        parts.append(decrease_plot(differences, conditions, report.settings.margin))
+    else:
+        parts.append('<p class="notes">No renaming decrease to plot (see below).</p>')
+    return "\n".join(parts)
+
+
+# -- per-task drill-down ----------------------------------------------------------------------
+
+def _drilldown(cases: Sequence[Mapping[str, Any]], conditions: Sequence[str]) -> str:
+    by_task: dict[str, list[Mapping[str, Any]]] = {}
+    for case in cases:
+        by_task.setdefault(str(case.get("task")), []).append(case)
+    order = {c: i for i, c in enumerate(condition_order([*conditions, *(
+        str(c.get("condition")) for c in cases)]))}
+    parts = ['<h2 id="tasks">Per-task drill-down</h2>',
+             f'<p class="muted">{len(by_task)} task(s). Open a task to see every sample\'s '
+             "verdicts, the hidden names per condition, and counterexamples of behavior "
+             "failures.</p>"]
+    colors = condition_colors(list(order))
+    for task in sorted(by_task):
+        rows = sorted(by_task[task], key=lambda c: (str(c.get("model")),
+                                                    order[str(c.get("condition"))],
+                                                    int(c.get("sample") or 0)))
+        parts.append(_task(task, rows, colors))
+    return "\n".join(parts)
+
+
+def _task(task: str, cases: Sequence[Mapping[str, Any]], colors: Mapping[str, str]) -> str:
+    models = {str(c.get("model")) for c in cases}
+    hidden: dict[str, list[str]] = {}
+    tallies: dict[tuple[str, str], list[int]] = {}
+    for case in cases:
+        cond = str(case.get("condition"))
+        names = hidden.setdefault(cond, [])
+        names += [n for n in case.get("hidden_names") or [] if n not in names]
+        tally = tallies.setdefault((str(case.get("model")), cond), [0, 0, 0])
+        tally[0] += 1
+        tally[1] += bool(_passed(case, "name"))
+        tally[2] += bool(_passed(case, "behavior"))
+    badges = "".join(
+        f'<span class="badge" style="border-left:4px solid {colors.get(cond, "#999")}">'
+        f'{_e(f"{model} " if len(models) > 1 else "")}{_e(cond)}: name {n}/{total}, '
+        f"behavior {b}/{total}</span>" for (model, cond), (total, n, b) in tallies.items())
+    n_hidden = max((len(v) for v in hidden.values()), default=0)
+    hidden_html = "; ".join(f"{_e(c)}: <code>{_e(', '.join(v))}</code>" if v else
+                            f"{_e(c)}: none" for c, v in hidden.items())
+    head = "".join(f"<th>{h}</th>" for h in
+                   ("model", "condition", "sample", *GRADES, "details"))
+    body = "".join(_case_row(c) for c in cases)
+    return (f'<details class="task" id="task-{_e(task)}"><summary><code>{_e(task)}</code>'
+            f' <span class="muted">{n_hidden} hidden name(s)</span>{badges}</summary>'
+            f'<p class="muted">Hidden names — {hidden_html}</p>'
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></details>")
+
+
+def _grades(case: Mapping[str, Any]) -> Mapping[str, Any]:
+    grades = case.get("grades")
+    return grades if isinstance(grades, Mapping) else {}
+
+
+def _passed(case: Mapping[str, Any], grade: str) -> bool:
+    detail = _grades(case).get(grade)
+    return (case.get("infra_error") is None and isinstance(detail, Mapping)
+            and detail.get("passed") is True)
+
+
+def _case_row(case: Mapping[str, Any]) -> str:
+    infra = case.get("infra_error")
+    cells = [_e(case.get("model")), _e(case.get("condition")), _e(case.get("sample"))]
+    for grade in GRADES:
+        detail = _grades(case).get(grade)
+        if infra is not None:
+            cells.append('<td class="infra">infra</td>')
+        elif not isinstance(detail, Mapping):
+            cells.append('<td class="none">–</td>')
+        else:
+            kind = "pass" if detail.get("passed") is True else "fail"
+            cells.append(f'<td class="{kind}">{_e(detail.get("verdict", "?"))}</td>')
+    info = []
+    if infra is not None:
+        text = infra if isinstance(infra, str) else json.dumps(infra, sort_keys=True)
+        info.append(f"infrastructure error: {_e(_clip(text, 400))}")
+    info += _failure_details(case)
+    row = "".join(c if c.startswith("<td") else f"<td>{c}</td>" for c in cells)
+    return f"<tr>{row}<td>{'<br>'.join(info)}</td></tr>"
+
+
+def _failure_details(case: Mapping[str, Any]) -> list[str]:
+    grades, out = _grades(case), []
+    parse = grades.get("parse")
+    if isinstance(parse, Mapping) and parse.get("passed") is False:
+        reason = str(parse.get("reason") or "")
+        return [f"parse: {_e(_clip(reason, 300))}"] if reason else []
+    name = grades.get("name")
+    if isinstance(name, Mapping) and name.get("passed") is False:
+        missing = [str(n) for n in name.get("missing_names") or []]
+        hidden = set(map(str, case.get("hidden_names") or []))
+        if missing:
+            out.append("name: missing " + ", ".join(
+                f"<code>{_e(n)}</code>{' (hidden)' if n in hidden else ''}" for n in missing))
+        elif name.get("reason"):
+            out.append(f"name: {_e(_clip(str(name['reason'])))}")
+    behavior = grades.get("behavior")
+    if isinstance(behavior, Mapping) and behavior.get("passed") is False:
+        if behavior.get("reason"):
+            out.append(f"behavior: {_e(_clip(str(behavior['reason']), 300))}")
+        trace = behavior.get("trace")
+        if isinstance(trace, list) and trace:
+            out.append(_trace(trace, behavior.get("mapping")))
+    return out
+
+
+def _trace(trace: Sequence[Any], mapping: Any) -> str:
+    states = [s for s in trace if isinstance(s, Mapping)]
+    names: dict[str, None] = {}
+    for state in states:
+        variables = state.get("variables")
+        if isinstance(variables, Mapping):
+            names.update(dict.fromkeys(map(str, variables)))
+    head = "<th>#</th><th>action</th>" + "".join(f"<th>{_e(n)}</th>" for n in names)
+    rows = []
+    for state in states[:TRACE_STATES]:
+        variables = state.get("variables")
+        values = variables if isinstance(variables, Mapping) else {}
+        rows.append(f"<tr><td>{_e(state.get('number', ''))}</td>"
+                    f"<td>{_e(_clip(str(state.get('action', '')), 80))}</td>"
+                    + "".join(f"<td>{_e(_clip(str(values.get(n, ''))))}</td>" for n in names)
+                    + "</tr>")
+    more = (f'<p class="muted">… {len(states) - TRACE_STATES} more state(s) not shown</p>'
+            if len(states) > TRACE_STATES else "")
+    used = ""
+    if isinstance(mapping, Mapping):
+        parts = [f"{label}: " + ", ".join(f"{k} ↦ {v}" for k, v in part.items())
+                 for key, label in (("variables", "variables (reference ↦ output)"),
+                                    ("constants", "constants (output ↦ reference)"))
+                 if isinstance(part := mapping.get(key), Mapping) and part]
+        if parts:
+            used = f'<p class="muted">mapping: {_e("; ".join(parts))}</p>'
+    return (f"<details><summary>counterexample ({len(states)} state(s))</summary>{used}"
+            f'<table class="trace"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}'
+            f"</tbody></table>{more}</details>")

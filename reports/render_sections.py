@@ -1,0 +1,311 @@
+"""Report sections that compare conditions: renaming decrease, hidden-name split, grades
+disagreeing, the upper bound, and the exposure experiment (Table 2)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from reports.exposure import exposure_split, exposure_stats
+from reports.records import GRADES, Grade, StatsError, condition_order, require_rows
+from reports.render_data import (
+    ExposurePair,
+    InputFile,
+    Section,
+    Settings,
+    grade_label,
+    interval,
+    num,
+    p_value,
+)
+from reports.stats import (
+    PairedDifference,
+    condition_table,
+    grade_disagreements,
+    paired_difference,
+    split_by_hidden,
+    upper_bound,
+)
+
+DIFFERENCES_TITLE = "Renaming decrease (original − renamed)"
+TABLE2_TITLE = "Table 2 — exposure experiment"
+HIDDEN_TITLE = "Tasks with and without hidden names"
+DISAGREE_TITLE = "Grades disagreeing"
+UPPER_TITLE = "Upper bound (every name-only pass counted as correct)"
+EXPOSURE_HELP = (
+    "No exposure experiment in these results: mark two runs as trained on halves A and B "
+    "(run header field `exposure_half: \"A\"` / `\"B\"`, or `alias-bench report --exposure "
+    "A=MODEL,B=MODEL`) to get Table 2.")
+ORIGINAL = "original"
+_SIDES = {"hidden": "hidden-name", "stated": "all-stated"}
+
+
+def renamed_conditions(frame: pd.DataFrame) -> list[str]:
+    """The renamed conditions present; raises unless ``original`` and one of them are."""
+    require_rows(frame)
+    conditions = condition_order(frame["condition"])
+    if ORIGINAL not in conditions:
+        raise StatsError(f"the records have no {ORIGINAL!r} condition (present: "
+                         f"{', '.join(conditions) or 'none'}), so there is no renaming "
+                         f"decrease to compute")
+    renamed = [c for c in conditions if c != ORIGINAL]
+    if not renamed:
+        raise StatsError("the records hold only the 'original' condition, so there is no "
+                         "renaming decrease to compute")
+    return renamed
+
+
+def _models(frame: pd.DataFrame) -> list[str]:
+    return sorted(str(m) for m in frame["model"].unique())
+
+
+def _bootstrap_footer(settings: Settings) -> str:
+    return (f"Intervals: {settings.level:.0%} percentile bootstrap over tasks, "
+            f"{settings.n_boot:,} resamples, seed {settings.seed}.")
+
+
+# -- renaming decrease ------------------------------------------------------------------------
+
+def difference_row(d: PairedDifference) -> tuple[str, ...]:
+    """Display cells of one paired difference."""
+    tost = "equivalent" if d.equivalent else "not shown"
+    return (d.model, grade_label(d.grade), f"{d.cond_a} − {d.cond_b}", str(d.n_tasks),
+            num(d.mean_a), num(d.mean_b), num(d.mean), interval(d.ci_low, d.ci_high),
+            f"{d.wins} vs {d.losses}, {p_value(d.sign_p)}",
+            f"{tost} ({interval(d.tost_low, d.tost_high)})")
+
+
+def differences_section(frame: pd.DataFrame, settings: Settings) -> Section:
+    """Per model, grade and renamed condition: decrease, CI, sign test and TOST."""
+    rows, records, notes = [], [], []
+    renamed = renamed_conditions(frame)
+    for model in _models(frame):
+        for grade in GRADES:
+            for cond in renamed:
+                label = f"{model}, {grade}, {ORIGINAL} − {cond}"
+                try:
+                    d = paired_difference(frame, grade, ORIGINAL, cond, model=model,
+                                          n_boot=settings.n_boot, seed=settings.seed,
+                                          level=settings.level, margin=settings.margin)
+                except StatsError as exc:
+                    notes.append(f"{label}: {exc}")
+                    continue
+                rows.append(difference_row(d))
+                records.append({k: v for k, v in d.to_dict().items() if k != "notes"})
+                notes.extend(f"{label}: {n}" for n in d.notes)
+    return Section(
+        "differences", DIFFERENCES_TITLE,
+        ("model", "grade", "comparison", "tasks", "original %", "renamed %", "decrease",
+         "95% CI", "sign test", f"TOST ±{settings.margin:g} (90% CI)"),
+        tuple(rows), tuple(records), tuple(dict.fromkeys(notes)),
+        (_bootstrap_footer(settings),
+         "Decrease in percentage points: positive means the renamed condition passes less. "
+         "Sign test: tasks where original passes more vs less (ties dropped), two-sided "
+         f"binomial p. TOST: equivalent when the 90% interval lies inside "
+         f"±{settings.margin:g} points."), labels=3)
+
+
+# -- hidden names -----------------------------------------------------------------------------
+
+def hidden_section(frame: pd.DataFrame, settings: Settings) -> Section:
+    """The renaming decrease on tasks with hidden required names and on all-stated tasks."""
+    rows, records, notes = [], [], []
+    grades: tuple[Grade, ...] = ("name", "behavior")
+    renamed = renamed_conditions(frame)
+    for model in _models(frame):
+        for grade in grades:
+            for cond in renamed:
+                label = f"{model}, {grade}, {ORIGINAL} − {cond}"
+                try:
+                    split = split_by_hidden(frame, grade, ORIGINAL, cond, model=model,
+                                            n_boot=settings.n_boot, seed=settings.seed,
+                                            level=settings.level, margin=settings.margin)
+                except StatsError as exc:
+                    notes.append(f"{label}: {exc}")
+                    continue
+                empty = [side for side, n in (("hidden", split.n_hidden_tasks),
+                                              ("stated", split.n_stated_tasks)) if n == 0]
+                notes.extend(f"{label}: {n}" for n in split.notes
+                             if not n.startswith(tuple(f"{side}-name" for side in empty)))
+                notes.extend(f"{label}: no {_SIDES[side]} tasks" for side in empty)
+                record: dict[str, Any] = {"model": model, "grade": grade,
+                                          "comparison": f"{ORIGINAL} − {cond}"}
+                cells = [model, grade_label(grade), f"{ORIGINAL} − {cond}"]
+                for side, d, n in (("hidden", split.hidden, split.n_hidden_tasks),
+                                   ("stated", split.stated, split.n_stated_tasks)):
+                    record[f"{side}_tasks"] = n
+                    for field in ("mean_a", "mean_b", "mean", "ci_low", "ci_high", "sign_p"):
+                        record[f"{side}_{field}"] = getattr(d, field) if d else None
+                    cells += [str(n), f"{num(d.mean_a)} → {num(d.mean_b)}" if d else "–",
+                              f"{num(d.mean)} ({interval(d.ci_low, d.ci_high)})" if d else "–"]
+                rows.append(tuple(cells))
+                records.append(record)
+    return Section(
+        "hidden_split", HIDDEN_TITLE,
+        ("model", "grade", "comparison", "hidden-name tasks", "original → renamed %",
+         "decrease (95% CI)", "all-stated tasks", "original → renamed %",
+         "decrease (95% CI)"),
+        tuple(rows), tuple(records), tuple(dict.fromkeys(notes)),
+        ("A task has hidden names when its cfg requires a name the description never "
+         "states.", _bootstrap_footer(settings)), labels=3)
+
+
+# -- grades disagreeing, upper bound ----------------------------------------------------------
+
+def disagreement_section(frame: pd.DataFrame) -> Section:
+    """Name-only and behavior-only passes on covered tasks, counted by cause."""
+    table = grade_disagreements(frame)
+    kinds = {"name_only": "name-only pass", "behavior_only": "behavior-only pass"}
+    rows = tuple((str(r.model), str(r.condition), kinds[str(r.kind)], str(r.cause),
+                  str(r.count), str(r.cases), num(100 * r.count / r.cases))
+                 for r in table.itertuples(index=False))
+    records = tuple(dict(zip(table.columns, values, strict=True))
+                    for values in table.itertuples(index=False))
+    notes = () if rows else ("The name and behavior grades agree on every covered case.",)
+    return Section(
+        "disagreements", DISAGREE_TITLE,
+        ("model", "condition", "kind", "cause (the failing grade's verdict)", "count",
+         "covered cases", "share %"), rows, records, notes,
+        ("Over covered tasks, without infrastructure errors. A behavior-only pass marked "
+         "'(hidden name)' failed the name grade only on names the description never "
+         "stated.",), labels=4)
+
+
+def upper_bound_section(frame: pd.DataFrame) -> Section:
+    """Per model: correct by behavior, and the bound counting every name-only pass too."""
+    bound = upper_bound(frame)
+    conditions = [c for c in bound.columns if c != "tasks"]
+    names = condition_order(frame["condition"])  # the same order, not capitalized
+    notes = list(bound.attrs.get("notes", []))
+    behavior: dict[str, pd.Series] = {}
+    try:
+        table = condition_table(frame)
+        behavior = {str(m): table.loc[(m, g)] for m, g in table.index if g == "behavior"}
+    except StatsError as exc:
+        notes.append(str(exc))
+    rows, records = [], []
+    for model, values in bound.iterrows():
+        for label, series in (("correct, behavior", behavior.get(str(model))),
+                              ("upper bound", values)):
+            if series is None:
+                continue
+            cells = [float(series[c]) if c in series else float("nan") for c in conditions]
+            rows.append((str(model), label, *map(num, cells), str(int(series["tasks"]))))
+            records.append({"model": model, "measure": label,
+                            **dict(zip(names, cells, strict=True)),
+                            "tasks": int(series["tasks"])})
+    return Section("upper_bound", UPPER_TITLE, ("model", "measure", *conditions, "tasks"),
+                   tuple(rows), tuple(records), tuple(dict.fromkeys(notes)),
+                   ("Upper bound: a covered case counts as correct when it passes the "
+                    "behavior grade or the name grade.",), labels=2)
+
+
+# -- exposure experiment ----------------------------------------------------------------------
+
+def exposure_pairs(inputs: Sequence[InputFile], given: Sequence[ExposurePair]
+                   ) -> tuple[tuple[ExposurePair, ...], tuple[str, ...]]:
+    """The pairs to analyse: ``given`` (from the command line) or those the headers mark.
+
+    A header marks its model with ``exposure_half`` (``"A"`` or ``"B"``), optionally
+    ``exposure_group`` (pairs several model families) and ``exposure_tasks`` (the half's task
+    ids, when the split was not made with the split seed).
+    """
+    if given:
+        return tuple(given), ()
+    halves: dict[str, dict[str, tuple[str, tuple[str, ...] | None]]] = {}
+    notes: list[str] = []
+    for item in inputs:
+        for header in item.headers:
+            half = header.get("exposure_half")
+            if half is None:
+                continue
+            model, group = str(header.get("model", "")), str(header.get("exposure_group", ""))
+            if half not in ("A", "B"):
+                notes.append(f"{item.path}: exposure_half must be 'A' or 'B', got {half!r}")
+                continue
+            tasks = header.get("exposure_tasks")
+            entry = (model, tuple(map(str, tasks)) if isinstance(tasks, list) else None)
+            known = halves.setdefault(group, {}).get(half)
+            if known is not None and known[0] != model:
+                notes.append(f"half {half}{f' of group {group}' if group else ''} is claimed "
+                             f"by both {known[0]} and {model}; {model} is ignored")
+                continue
+            halves[group][half] = entry
+    pairs = []
+    for group, marks in sorted(halves.items()):
+        if set(marks) != {"A", "B"}:
+            notes.append(f"group {group or '(default)'}: only half {''.join(sorted(marks))} "
+                         f"is marked; Table 2 needs one model for A and one for B")
+            continue
+        (a, tasks_a), (b, tasks_b) = marks["A"], marks["B"]
+        pairs.append(ExposurePair(a, b, group, tasks_a, tasks_b))
+    return tuple(pairs), tuple(notes)
+
+
+def exposure_section(frame: pd.DataFrame, pairs: Sequence[ExposurePair],
+                     pair_notes: Sequence[str], settings: Settings) -> Section:
+    """Table 2: exposure effect, DiD and unseen renaming cost per pair, grade and condition."""
+    if not pairs:
+        return Section("table2", TABLE2_TITLE, notes=(EXPOSURE_HELP, *pair_notes))
+    rows, records, notes = [], [], list(pair_notes)
+    for pair in pairs:
+        parts = {m: frame[frame["model"] == m] for m in (pair.model_a, pair.model_b)}
+        absent = [m for m, part in parts.items() if part.empty]
+        if absent:
+            notes.append(f"{pair.name}: no records for {', '.join(absent)}")
+            continue
+        both = pd.concat(list(parts.values()))
+        split, how = _split(pair, both, settings.split_seed)
+        notes.append(f"{pair.name}: {how}")
+        for grade in GRADES:
+            for cond in renamed_conditions(both):
+                try:
+                    e = exposure_stats(parts[pair.model_a], parts[pair.model_b], split, grade,
+                                       original=ORIGINAL, renamed=cond,
+                                       n_boot=settings.n_boot, seed=settings.seed,
+                                       level=settings.level, split_seed=settings.split_seed)
+                except StatsError as exc:
+                    notes.append(f"{pair.name}, {grade}, {ORIGINAL} − {cond}: {exc}")
+                    continue
+                notes.extend(f"{pair.name}, {grade}: {n}" for n in e.notes)
+                rows.append((pair.name, grade_label(grade), f"{ORIGINAL} − {cond}",
+                             f"{e.n_tasks_a} + {e.n_tasks_b}",
+                             *(f"{num(x.mean)} ({interval(x.low, x.high)})"
+                               for x in (e.exposure, e.did, e.unseen_cost))))
+                records.append({"pair": pair.name, **e.to_dict()})
+    return Section(
+        "table2", TABLE2_TITLE,
+        ("models (A / B)", "grade", "comparison", "tasks A + B", "exposure effect (95% CI)",
+         "DiD (95% CI)", "unseen renaming cost (95% CI)"),
+        tuple(rows), tuple(_flat(r) for r in records), tuple(dict.fromkeys(notes)),
+        ("exposure effect = original(seen) − original(unseen); DiD = [original − renamed]"
+         "(seen) − [original − renamed](unseen); unseen cost = original(unseen) − "
+         "renamed(unseen); points, averaged over tasks.", _bootstrap_footer(settings)),
+        labels=3)
+
+
+def _split(pair: ExposurePair, frame: pd.DataFrame, seed: int
+           ) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], str]:
+    tasks = sorted(str(t) for t in frame["task"].unique())
+    if pair.tasks_a is not None:
+        rest = pair.tasks_b if pair.tasks_b is not None else tuple(
+            t for t in tasks if t not in set(pair.tasks_a))
+        return (pair.tasks_a, rest), (f"halves from the run headers (A {len(pair.tasks_a)}, "
+                                      f"B {len(rest)} tasks)")
+    half_a, half_b = exposure_split(tasks, seed)
+    return (half_a, half_b), (f"halves from split seed {seed} over the {len(tasks)} "
+                              f"tasks in the records (A {len(half_a)}, B {len(half_b)})")
+
+
+def _flat(record: dict[str, Any]) -> dict[str, Any]:
+    """Estimates as ``x``, ``x_low``, ``x_high`` columns (for CSV)."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        if isinstance(value, dict) and "mean" in value:
+            out.update({key: value["mean"], f"{key}_low": value["low"],
+                        f"{key}_high": value["high"]})
+        elif key != "notes":
+            out[key] = value
+    return out

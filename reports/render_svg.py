@@ -1,0 +1,121 @@
+"""The report's two plots as inline SVG: pass rates per condition and grade, and the renaming
+decrease with its interval per grade. Hand-written SVG: deterministic, no fonts or scripts."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from reports.render_data import grade_label, num
+
+PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#8172b3", "#937860", "#da8bc3")
+_FONT = 'font-family="system-ui, sans-serif" font-size="11"'
+
+
+def condition_colors(conditions: Sequence[str]) -> dict[str, str]:
+    """A fixed colour per condition, in table order."""
+    return {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(conditions)}
+
+
+def legend(colors: Mapping[str, str]) -> str:
+    """An HTML legend of the condition colours."""
+    return "".join(f'<span class="key"><span class="swatch" style="background:{color}">'
+                   f'</span>{escape(cond)}</span>' for cond, color in colors.items())
+
+
+def pass_rate_plots(records: Sequence[Mapping[str, Any]], conditions: Sequence[str]
+                    ) -> list[str]:
+    """One bar chart per model: grades along x, a bar per condition, percent on y."""
+    colors = condition_colors(conditions)
+    by_model: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        by_model.setdefault(str(record["model"]), []).append(record)
+    return [_bars(model, rows, conditions, colors) for model, rows in by_model.items()]
+
+
+def _bars(model: str, rows: Sequence[Mapping[str, Any]], conditions: Sequence[str],
+          colors: Mapping[str, str]) -> str:
+    bar, gap, left, top, height = 30, 34, 44, 28, 180
+    group = bar * len(conditions)
+    width = left + len(rows) * (group + gap) + 10
+    parts = [f'<svg width="{width}" height="{top + height + 40}"'
+             f' role="img" aria-label="pass rates of {escape(model)}" {_FONT}>',
+             f'<text x="{left}" y="16" font-weight="bold">{escape(model)}</text>']
+    for tick in range(0, 101, 25):
+        y = top + height - tick * height / 100
+        parts.append(f'<line x1="{left}" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" '
+                     f'stroke="#ddd"/><text x="{left - 6}" y="{y + 4:.1f}" '
+                     f'text-anchor="end">{tick}</text>')
+    for i, row in enumerate(rows):
+        x0 = left + gap / 2 + i * (group + gap)
+        for j, cond in enumerate(conditions):
+            value = row.get(cond)
+            if not isinstance(value, (int, float)) or not math.isfinite(value):
+                continue
+            h = value * height / 100
+            x, y = x0 + j * bar, top + height - h
+            parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar - 3}" height="{h:.1f}" '
+                         f'fill="{colors[cond]}"><title>{escape(cond)}: {num(value)}%'
+                         f'</title></rect><text x="{x + (bar - 3) / 2:.1f}" y="{y - 3:.1f}" '
+                         f'text-anchor="middle" font-size="9">{num(value)}</text>')
+        parts.append(f'<text x="{x0 + group / 2:.1f}" y="{top + height + 16}" '
+                     f'text-anchor="middle">{escape(grade_label(str(row["grade"])))}</text>'
+                     f'<text x="{x0 + group / 2:.1f}" y="{top + height + 30}" '
+                     f'text-anchor="middle" fill="#666">{row.get("tasks", "")} tasks</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _ticks(low: float, high: float) -> tuple[float, float, float]:
+    span = high - low
+    step = 5.0 if span <= 40 else 10.0 if span <= 100 else 25.0
+    return math.floor(low / step) * step, math.ceil(high / step) * step, step
+
+
+def decrease_plot(records: Sequence[Mapping[str, Any]], conditions: Sequence[str],
+                  margin: float) -> str:
+    """A forest plot: one row per model, grade and comparison; dot = mean decrease, line =
+    95% interval, shaded band = the ±margin equivalence zone, dashed line = no change."""
+    colors = condition_colors(conditions)
+    label_w, plot_w, row_h, top = 300, 520, 24, 30
+    lows = [float(r["ci_low"]) for r in records] + [-margin]
+    highs = [float(r["ci_high"]) for r in records] + [margin]
+    lo, hi, step = _ticks(min(lows) - 1, max(highs) + 1)
+
+    def sx(v: float) -> float:
+        return label_w + (v - lo) / (hi - lo) * plot_w
+
+    height = top + row_h * len(records) + 30
+    width = label_w + plot_w + 130
+    parts = [f'<svg width="{width}" height="{height}" '
+             f'role="img" aria-label="renaming decrease per grade" {_FONT}>',
+             f'<rect x="{sx(-margin):.1f}" y="{top - 6}" width="{sx(margin) - sx(-margin):.1f}" '
+             f'height="{row_h * len(records) + 6}" fill="#eef5ee"/>']
+    tick = lo
+    while tick <= hi + 1e-9:
+        x = sx(tick)
+        parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top - 6}" y2="{height - 24}" '
+                     f'stroke="#e4e4e4"/><text x="{x:.1f}" y="{height - 10}" '
+                     f'text-anchor="middle">{num(tick, 0)}</text>')
+        tick += step
+    parts.append(f'<line x1="{sx(0):.1f}" x2="{sx(0):.1f}" y1="{top - 6}" y2="{height - 24}" '
+                 f'stroke="#333" stroke-dasharray="4 3"/>'
+                 f'<text x="{label_w}" y="16" fill="#555">decrease in points (original − '
+                 f'renamed); shaded: ±{margin:g} equivalence zone</text>')
+    for i, r in enumerate(records):
+        y = top + i * row_h + row_h / 2
+        color = colors.get(str(r["cond_b"]), "#333")
+        label = f'{r["model"]} · {grade_label(str(r["grade"]))} · {r["cond_a"]} − {r["cond_b"]}'
+        parts.append(f'<text x="{label_w - 10}" y="{y + 4:.1f}" text-anchor="end">'
+                     f'{escape(label)}</text>'
+                     f'<line x1="{sx(float(r["ci_low"])):.1f}" x2="{sx(float(r["ci_high"])):.1f}" '
+                     f'y1="{y:.1f}" y2="{y:.1f}" stroke="{color}" stroke-width="2.5"/>'
+                     f'<circle cx="{sx(float(r["mean"])):.1f}" cy="{y:.1f}" r="5" fill="{color}">'
+                     f'<title>{escape(label)}: {num(float(r["mean"]))} '
+                     f'({num(float(r["ci_low"]))} to {num(float(r["ci_high"]))})</title></circle>'
+                     f'<text x="{label_w + plot_w + 12}" y="{y + 4:.1f}">{num(float(r["mean"]))}'
+                     f' [{num(float(r["ci_low"]))}, {num(float(r["ci_high"]))}]</text>')
+    parts.append("</svg>")
+    return "".join(parts)
