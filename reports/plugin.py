@@ -29,7 +29,7 @@ def record_of(report: pytest.TestReport) -> dict[str, Any] | None:
     return None
 
 
-@dataclass
+@dataclass(eq=False)  # a plugin object must stay hashable for pytest's plugin manager
 class ResultsPlugin:
     """Controller-side state and hooks of one benchmark run."""
 
