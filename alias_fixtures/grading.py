@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from tlc_harness.identifiers import analyze_module
 from tlc_harness.mapping import DEFAULT_LIMIT
 from tlc_harness.refinement import BehaviorResult, Reference, behavior_grade
 from tlc_harness.results import Verdict
@@ -129,7 +130,13 @@ def _name_grade(harness: Harness, variant: Variant, spec: SpecSource,
                 timeout: float | None) -> Grade:
     result = harness.check(spec, variant.cfg, tlc_args=variant.tlc_args, timeout=timeout)
     hidden = {h.name for h in hidden_names(variant.description, variant.cfg)}
+    # TLC stops at the first binding error and may name the output's own constant; which cfg
+    # names the output does not define at all is read from its text.
+    defined = set(analyze_module(spec.files[f"{spec.main}.tla"]).definitions)
+    undefined = [n for n in variant.cfg.referenced_names() if n not in defined]
     missing = list(result.missing_names)
+    if result.verdict is Verdict.CONFIG_BIND_FAIL and undefined:
+        missing = undefined  # the cfg's names; TLC's own report stays in `tlc_missing`
     reason = result.detail[:300]
     if result.verdict is Verdict.CONFIG_BIND_FAIL and missing:
         tags = [f"{m} (hidden name)" if m in hidden else m for m in missing]
@@ -139,7 +146,7 @@ def _name_grade(harness: Harness, variant: Variant, spec: SpecSource,
     elif result.vacuous:
         reason = "TLC found no initial state (vacuous pass)"
     return Grade(result.verdict.value, result.passed and not result.vacuous, result.seconds,
-                 reason, {"missing_names": missing,
+                 reason, {"missing_names": missing, "tlc_missing": list(result.missing_names),
                           "missing_hidden": [m for m in missing if m in hidden],
                           "distinct_states": result.distinct_states,
                           "vacuous": result.vacuous})
