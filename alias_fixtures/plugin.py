@@ -9,6 +9,7 @@ results (see `reports.plugin`).
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ from .options import add_options, read_settings
 from .session import AliasSession, CaseOutcome, CaseSpec
 
 SESSION_KEY = pytest.StashKey[AliasSession]()
+_STARTED = pytest.StashKey[bool]()
 RECORD_PROPERTY = "alias_record"
 
 
@@ -45,26 +47,54 @@ def _session(config: pytest.Config) -> AliasSession:
     return config.stash[SESSION_KEY]
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_sessionstart(session: pytest.Session) -> None:
-    config = session.config
-    if SESSION_KEY not in config.stash or hasattr(config, "workerinput"):
+def _begin(config: pytest.Config, case_ids: list[str]) -> None:
+    """Controller only, once: verify the selected variants, then start the results file."""
+    if SESSION_KEY not in config.stash or hasattr(config, "workerinput") or _STARTED in config.stash:
         return
+    config.stash[_STARTED] = True
     alias = config.stash[SESSION_KEY]
-    excluded = [(t, c, v.reason) for t, c, v in alias.prepare_variants() if not v.verified]
+    pairs = sorted({tuple(i.split("/")[:2]) for i in case_ids})
+    excluded = [(t, c, alias.variant(t, c)[1].reason) for t, c in pairs
+                if not alias.variant(t, c)[1].verified]
     from reports.plugin import start_results
 
-    start_results(config, alias.results_path, alias.header(), total=len(alias.cases()),
+    start_results(config, alias.results_path, alias.header(), total=len(case_ids),
                   resume=alias.settings.resume, strict=alias.settings.strict,
                   report_dir=alias.out / "report")
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
-        reporter.write_line(f"ALIAS: {len(alias.tasks)} tasks x {len(alias.settings.conditions)} "
-                            f"conditions x {alias.settings.samples} samples, model "
-                            f"{alias.settings.model}; variants verified "
-                            f"({len(excluded)} excluded)")
+        reporter.write_line(f"ALIAS: {len(case_ids)} cases ({len(pairs)} task/condition "
+                            f"variants, model {alias.settings.model}); variants verified, "
+                            f"{len(excluded)} excluded")
         for task, cond, why in excluded:
             reporter.write_line(f"ALIAS: excluded {task}/{cond}: {why}")
+
+
+def _case_ids(items: list[pytest.Item]) -> list[str]:
+    out = []
+    for item in items:
+        spec = getattr(item, "callspec", None)
+        case = spec.params.get("alias_case") if spec else None
+        if isinstance(case, CaseSpec):
+            out.append(case.id)
+    return out
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Drop recorded cases when resuming; without xdist, begin with the selected cases."""
+    _deselect_recorded(config, items)
+    ids = _case_ids(items)
+    if ids and not hasattr(config, "workerinput"):
+        _begin(config, ids)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """With xdist: the controller learns the selected cases before any is scheduled."""
+    cases = [i.split("test_case[", 1)[1].rstrip("]") for i in ids if "test_case[" in i]
+    if cases:
+        _begin(node.config, cases)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -74,7 +104,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("alias_case", cases, ids=[c.id for c in cases])
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def _deselect_recorded(config: pytest.Config, items: list[pytest.Item]) -> None:
     if SESSION_KEY not in config.stash or not config.stash[SESSION_KEY].settings.resume:
         return
     from reports.results_file import recorded_ids

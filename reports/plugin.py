@@ -41,19 +41,6 @@ class ResultsPlugin:
     written: set[str] = field(default_factory=set)
     model_failures: set[str] = field(default_factory=set)
     harness_failures: set[str] = field(default_factory=set)
-    resumed_all: bool = False
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        """Without xdist: the cases actually selected (after -k, resume, ...)."""
-        self.total = sum(1 for item in items if item.get_closest_marker("alias_case"))
-        self.resumed_all = self.total == 0 and bool(read_lines(self.writer.path)[1:])
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        """With xdist: every worker collects the same cases; count them once."""
-        self.total = sum(1 for i in ids if "test_case[" in i)
-        self.resumed_all = self.total == 0 and bool(read_lines(self.writer.path)[1:])
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = record_of(report)
@@ -74,8 +61,6 @@ class ResultsPlugin:
                       and session.testsfailed == len(self.model_failures))
         if only_model and not self.strict:
             session.exitstatus = pytest.ExitCode.OK
-        if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and self.resumed_all:
-            session.exitstatus = pytest.ExitCode.OK  # every selected case was recorded before
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         from .summary import summary_lines, write_report

@@ -85,6 +85,8 @@ def main() -> None:
     ap.add_argument("--tries", type=int, default=6, help="mutants made per task (6)")
     ap.add_argument("--keep", type=int, default=3, help="kept mutants graded per task (3)")
     ap.add_argument("--timeout", type=float, default=120.0, help="TLC limit per run (120 s)")
+    ap.add_argument("--max-seconds", type=float, default=None,
+                    help="only corpus models whose manifest TLC time is at most this")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "grader_controls.md")
     args = ap.parse_args()
     log: list[str] = []
@@ -92,7 +94,13 @@ def main() -> None:
     with Harness(tlc_timeout=args.timeout) as harness:
         rows.append(run_suite(harness, "built-in", builtin_tasks(), args, log))
         if args.corpus:
-            rows.append(run_suite(harness, "corpus", load_examples(args.corpus), args, log))
+            corpus = load_examples(args.corpus)
+            if args.max_seconds is not None:
+                slow = [t.id for t in corpus if float(t.extra.get("seconds", 0)) > args.max_seconds]
+                corpus = [t for t in corpus if t.id not in slow]
+                log.append(f"- corpus: {len(slow)} model(s) over {args.max_seconds:g} s left out: "
+                           + ", ".join(slow))
+            rows.append(run_suite(harness, "corpus", corpus, args, log))
     lines = ["# Behavior-grader controls", "",
              f"Command: `python scripts/grader_controls.py {' '.join(sys.argv[1:])}`", "",
              "| suite | tasks | covered (self ok) | renamed accepted | operator-renamed accepted "

@@ -232,8 +232,8 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, 
     defs: dict[str, list[str]] = {"inv": [], "prop": ["AliasRefSpec"], "con": [], "act": []}
     for key, names in (("inv", ref.cfg.invariants), ("prop", ref.cfg.properties),
                        ("con", ref.cfg.constraints), ("act", ref.cfg.action_constraints)):
-        for i, name in enumerate(names):
-            alias = f"AliasRef_{key}{i}"
+        for name in names:
+            alias = f"AliasRef_{key}_{name}"
             lines.append(f"{alias} == {REF_INSTANCE}!{name}")
             defs[key].append(alias)
     lines.append("====")
@@ -290,6 +290,11 @@ def wrappers(ref: Reference, out_files: Mapping[str, str], out_main: str, cand: 
 
 def _label(result: CheckResult) -> str:
     extra = result.violated or ", ".join(result.missing_names)
+    for prefix in ("AliasRef_inv_", "AliasRef_prop_"):  # the wrapper's names for R's checks
+        if extra.startswith(prefix):
+            extra = "reference's " + extra[len(prefix):]
+    if extra == "AliasRefSpec":
+        extra = "reference's specification"
     return result.verdict.value + (f" ({extra})" if extra else "")
 
 
