@@ -102,3 +102,19 @@ def test_bad_options_fail_early(pytester: pytest.Pytester, tasks: Path) -> None:
     result = run(pytester, tasks, "--alias-conditions", "original,bogus")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*unknown*bogus*"])
+
+
+def test_demo_model_shows_the_grading_artefact(pytester: pytest.Pytester, tasks: Path) -> None:
+    """The bundled demo outputs: the run is healthy (exit 0) though some outputs are wrong."""
+    result = run(pytester, tasks, "--alias-model", "demo", "-n", "2")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*ALIAS summary*", "*report:*index.html"])
+    cases = [r for r in records(pytester.path / "out") if r["kind"] == "case"]
+    assert len(cases) == 20
+
+    def rate(condition: str, grade: str) -> float:
+        rows = [r for r in cases if r["condition"] == condition]
+        return sum(bool(r["grades"][grade]["passed"]) for r in rows) / len(rows)  # type: ignore[index]
+
+    assert rate("original", "behavior") == rate("random", "behavior")
+    assert rate("random", "name") <= rate("original", "name")
