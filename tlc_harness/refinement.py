@@ -179,6 +179,20 @@ def _constant_values(ref: Reference) -> tuple[dict[str, str], str | None]:
     return values, None
 
 
+def _value_overrides(ref: Reference, st: _Staged) -> list[tuple[str, str, str]]:
+    """R's cfg entries `Op = v` that replace a *defined operator* by a value (not a constant):
+    (name, value, module defining it). TLC must see them in R's instance and, for an output
+    defining the same name, in the output too (else e.g. an unbounded CHOOSE is evaluated)."""
+    out = []
+    for name, value in ref.cfg.constants:
+        if name in st.ref_shape.constants:
+            continue
+        pattern = re.compile(rf"^{re.escape(name)}\s*(\(|==)", re.M)
+        home = next((f[:-4] for f, text in ref.files.items() if pattern.search(text)), ref.main)
+        out.append((name, value, home))
+    return out
+
+
 def _stage_output(files: Mapping[str, str], main: str, ref: Reference) -> _Staged:
     """Give the output's modules fresh names so they never meet R's module names."""
     names = {f[:-4] for f in files}
@@ -202,7 +216,12 @@ def _tuple(names: Sequence[str]) -> str:
 def _forward(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, str]
              ) -> tuple[SpecSource, ModelConfig]:
     inverse_consts = {r: g for g, r in cand.constants.items()}
-    model_values = sorted(ref.cfg.model_values())
+    # Model values are declared in the wrapper only when a reference constant that the output
+    # lacks is substituted by a value naming them, and never over a name the output defines.
+    literal = [values[c] for c in st.ref_shape.constants
+               if c not in inverse_consts and c in values]
+    used = {w for text in literal for w in _IDENT.findall(text)}
+    model_values = sorted((ref.cfg.model_values() & used) - st.out_shape.definitions)
     labels = st.label_map()
     subs = [f"{r} <- {_label_sub(r, 'AliasLab', g, st.ref_pc_is_function)}"
             if r in ("pc", "stack") and labels else f"{r} <- {g}"
@@ -210,7 +229,7 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, 
     for const in st.ref_shape.constants:
         if const in inverse_consts:
             subs.append(f"{const} <- {inverse_consts[const]}")
-        elif const in values and const not in model_values:
+        elif const in values and const not in ref.cfg.model_values():
             subs.append(f"{const} <- {values[const]}")
     ref_spec = (f"{REF_INSTANCE}!{ref.cfg.specification}" if ref.cfg.specification else
                 f"{REF_INSTANCE}!{ref.cfg.init} /\\ [][{REF_INSTANCE}!{ref.cfg.next}]_"
@@ -238,7 +257,11 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, 
             defs[key].append(alias)
     lines.append("====")
     constants = [(g, values[r]) for g, r in cand.constants.items() if r in cfg_values]
-    constants += [(mv, mv) for mv in model_values]
+    for name, value, home in _value_overrides(ref, st):
+        constants.append((name, f"[{home}] {value}"))
+        if name in st.out_shape.definitions and name not in cand.constants:
+            constants.append((name, value))
+    constants += [(mv, mv) for mv in model_values if mv not in cand.constants]
     uses_spec = "Spec" in st.out_shape.definitions
     cfg = ModelConfig(
         constants=tuple(constants), overrides=tuple(overrides),
@@ -267,8 +290,10 @@ def _reverse(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, 
              f"AliasOutSafety == {OUT_INSTANCE}!Init /\\ [][{OUT_INSTANCE}!Next]_"
              f"{_tuple([inverse_vars[g] for g in st.out_shape.variables])}",
              "===="]
+    extra = [(name, f"[{st.out_main}] {value}") for name, value, _ in _value_overrides(ref, st)
+             if name in st.out_shape.definitions and name not in cand.constants]
     cfg = ModelConfig(
-        constants=ref.cfg.constants, overrides=ref.cfg.overrides, init=ref.cfg.init,
+        constants=(*ref.cfg.constants, *extra), overrides=ref.cfg.overrides, init=ref.cfg.init,
         next=ref.cfg.next, specification=ref.cfg.specification,
         properties=("AliasOutSafety",), constraints=ref.cfg.constraints,
         action_constraints=ref.cfg.action_constraints, check_deadlock=ref.cfg.check_deadlock,
