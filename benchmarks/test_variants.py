@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from alias_fixtures.tasks import Task, builtin_tasks
 from alias_fixtures.variants import VariantStore, build_variant, check_original
@@ -33,3 +35,16 @@ def test_random_variant_is_verified(bench_harness: Harness, variant_store: Varia
     assert variant is not None
     assert variant.rename_map
     assert check.renamed_states == task.expected_distinct_states
+
+
+@settings(max_examples=15, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(task_id=st.sampled_from(sorted(TASKS)), seed=st.integers(0, 2**63))
+def test_any_accepted_map_keeps_the_state_count(bench_harness: Harness, task_id: str,
+                                               seed: int) -> None:
+    """Hypothesis draws rename maps (through their seeds): an accepted map is always verified."""
+    task = TASKS[task_id]
+    variant, check = build_variant(bench_harness, task, "random", seed=seed)
+    assert variant is not None, check.reason  # make_variant only builds maps validate_map accepts
+    assert check.verified, check.reason
+    assert check.renamed_states == check.original_states == task.expected_distinct_states

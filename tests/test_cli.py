@@ -64,3 +64,17 @@ def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]
 def test_timeout_is_a_spec_failure(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(V / "Endless.tla"), "--timeout", "2", "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["check"]["verdict"] == "timeout"
+
+
+def test_split_writes_halves_and_training_sets(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["split", "--out", str(tmp_path), "--json"]) == 0
+    split = json.loads(capsys.readouterr().out)
+    assert split["seed"] == 20260926
+    assert len(split["A"]) == 12 and len(split["B"]) == 12
+    assert not set(split["A"]) & set(split["B"])
+    rows = [json.loads(line) for line in (tmp_path / "train_A.jsonl").read_text().splitlines()]
+    assert [r["task"] for r in rows] == split["A"]
+    assert all(r["description"] and "---- MODULE" in r["reference"] for r in rows)
+    assert main(["split", "--out", str(tmp_path / "again"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == split  # same seed, same halves
