@@ -258,9 +258,10 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, 
     lines.append("====")
     constants = [(g, values[r]) for g, r in cand.constants.items() if r in cfg_values]
     for name, value, home in _value_overrides(ref, st):
-        constants.append((name, f"[{home}] {value}"))
+        qualified = value.lstrip().startswith("[")  # R's cfg already names the module
+        constants.append((name, value if qualified else f"[{home}] {value}"))
         if name in st.out_shape.definitions and name not in cand.constants:
-            constants.append((name, value))
+            constants.append((name, value.split("]", 1)[1].strip() if qualified else value))
     constants += [(mv, mv) for mv in model_values if mv not in cand.constants]
     uses_spec = "Spec" in st.out_shape.definitions
     cfg = ModelConfig(
@@ -290,7 +291,9 @@ def _reverse(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, 
              f"AliasOutSafety == {OUT_INSTANCE}!Init /\\ [][{OUT_INSTANCE}!Next]_"
              f"{_tuple([inverse_vars[g] for g in st.out_shape.variables])}",
              "===="]
-    extra = [(name, f"[{st.out_main}] {value}") for name, value, _ in _value_overrides(ref, st)
+    extra = [(name, f"[{st.out_main}] " + (value.split("]", 1)[1].strip()
+                                            if value.lstrip().startswith("[") else value))
+             for name, value, _ in _value_overrides(ref, st)
              if name in st.out_shape.definitions and name not in cand.constants]
     cfg = ModelConfig(
         constants=(*ref.cfg.constants, *extra), overrides=ref.cfg.overrides, init=ref.cfg.init,
