@@ -97,6 +97,9 @@ class _Staged:
     ref_labels: tuple[str, ...] = ()
     out_labels: tuple[str, ...] = ()
     ref_pc_is_function: bool = False
+    out_init: str | None = "Init"
+    out_next: str | None = "Next"
+    out_spec: str | None = None
     notes: list[str] = field(default_factory=list)
 
     def label_map(self) -> dict[str, str]:
@@ -193,6 +196,36 @@ def _value_overrides(ref: Reference, st: _Staged) -> list[tuple[str, str, str]]:
     return out
 
 
+def _formula_parts(text: str, name: str) -> tuple[str, str] | None:
+    """(Init, Next) of a definition `name == I /\\ [][N]_v ...`, if it has that shape."""
+    hit = re.search(rf"^{re.escape(name)}\s*==\s*(?:/\\\s*)?(\w+)\s*/\\\s*\[\]\[\s*(\w+)\s*\]_",
+                    text, re.M)
+    return (hit.group(1), hit.group(2)) if hit else None
+
+
+def _entry_points(st: _Staged, ref: Reference) -> None:
+    """The output's initial predicate, next-state action and spec formula names.
+
+    The prompt asks for `Init`, `Next`, `Spec`; a module that names them otherwise (as many
+    published references do) is read through the reference cfg's INIT/NEXT names or through a
+    `Spec`-shaped formula (`Name == I /\\ [][N]_v ...`) named `Spec` or like R's SPECIFICATION.
+    """
+    defs = st.out_shape.definitions
+    text = "\n".join(st.out_files.values())
+    for name in ("Spec", ref.cfg.specification):
+        if name and name in defs:
+            st.out_spec = name
+            break
+    if {"Init", "Next"} <= defs:
+        return
+    if ref.cfg.init in defs and ref.cfg.next in defs:
+        st.out_init, st.out_next = ref.cfg.init, ref.cfg.next
+        return
+    parts = _formula_parts(text, st.out_spec) if st.out_spec else None
+    st.out_init, st.out_next = parts if parts else (
+        "Init" if "Init" in defs else None, "Next" if "Next" in defs else None)
+
+
 def _stage_output(files: Mapping[str, str], main: str, ref: Reference) -> _Staged:
     """Give the output's modules fresh names so they never meet R's module names."""
     names = {f[:-4] for f in files}
@@ -206,6 +239,7 @@ def _stage_output(files: Mapping[str, str], main: str, ref: Reference) -> _Stage
         staged.out_labels = _labels(renamed)
         staged.ref_pc_is_function = bool(re.search(r"\bpc\s*=\s*\[", "\n".join(
             ref.files.values())))
+    _entry_points(staged, ref)
     return staged
 
 
@@ -263,11 +297,11 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, 
         if name in st.out_shape.definitions and name not in cand.constants:
             constants.append((name, value.split("]", 1)[1].strip() if qualified else value))
     constants += [(mv, mv) for mv in model_values if mv not in cand.constants]
-    uses_spec = "Spec" in st.out_shape.definitions
+    uses_spec = st.out_spec is not None
     cfg = ModelConfig(
         constants=tuple(constants), overrides=tuple(overrides),
-        specification="Spec" if uses_spec else None,
-        init=None if uses_spec else "Init", next=None if uses_spec else "Next",
+        specification=st.out_spec,
+        init=None if uses_spec else st.out_init, next=None if uses_spec else st.out_next,
         invariants=tuple(defs["inv"]), properties=tuple(defs["prop"]),
         constraints=tuple(defs["con"]), action_constraints=tuple(defs["act"]),
         check_deadlock=ref.cfg.check_deadlock,
@@ -288,7 +322,8 @@ def _reverse(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, 
              *([_lookup("AliasLabInv", labels)] if labels else []),
              f"{OUT_INSTANCE} == INSTANCE {st.out_main}" + (" WITH " + ", ".join(subs)
                                                              if subs else ""),
-             f"AliasOutSafety == {OUT_INSTANCE}!Init /\\ [][{OUT_INSTANCE}!Next]_"
+             f"AliasOutSafety == {OUT_INSTANCE}!{st.out_init} /\\ "
+             f"[][{OUT_INSTANCE}!{st.out_next}]_"
              f"{_tuple([inverse_vars[g] for g in st.out_shape.variables])}",
              "===="]
     extra = [(name, f"[{st.out_main}] " + (value.split("]", 1)[1].strip()
@@ -335,8 +370,8 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
     if unsupported:
         return BehaviorResult("not_covered", None, unsupported, time.monotonic() - start)
     st = _stage_output(out_files, out_main, ref)
-    missing = [d for d in ("Init", "Next") if d not in st.out_shape.definitions]
-    if missing:
+    if st.out_init is None or st.out_next is None:
+        missing = [d for d, v in (("Init", st.out_init), ("Next", st.out_next)) if v is None]
         return BehaviorResult("no_mapping", None, f"the output defines no {' or '.join(missing)}",
                               time.monotonic() - start)
     why = shape_mismatch(st.ref_shape, st.out_shape)
