@@ -208,7 +208,11 @@ def _names_of_cfg(cfg: ModelConfig | None) -> tuple[dict[str, str], set[str]]:
     bound = {lhs: rhs.rsplit("]", 1)[-1].strip() for lhs, rhs in cfg.overrides}
     # Definitions the cfg substitutes (`C <- Def`) belong to the model, not to the spec: a grader
     # gives the output the reference model's values, so mutating them changes no behavior.
-    return bound, {lhs for lhs, _ in (*cfg.constants, *cfg.overrides)} | set(bound.values())
+    # CONSTRAINTs bound the model too: a mutated constraint explores fewer states, but the grader
+    # applies the reference's own constraint to the output's run, so behavior is unchanged.
+    model = set(cfg.constraints) | set(cfg.action_constraints)
+    return bound, ({lhs for lhs, _ in (*cfg.constants, *cfg.overrides)} | set(bound.values())
+                   | model)
 
 
 def _init_next(mod: _Module, cfg: ModelConfig | None) -> tuple[str | None, str | None]:
