@@ -222,6 +222,11 @@ def _entry_points(st: _Staged, ref: Reference) -> None:
         st.out_init, st.out_next = ref.cfg.init, ref.cfg.next
         return
     parts = _formula_parts(text, st.out_spec) if st.out_spec else None
+    if parts is None:  # any Spec-shaped formula, e.g. a renamed copy's `TQ == Xini /\ [][Xnxt]_v`
+        hit = re.search(r"^(\w+)\s*==\s*(?:/\\\s*)?\w+\s*/\\\s*\[\]\[\s*\w+\s*\]_", text, re.M)
+        if hit:
+            st.out_spec = st.out_spec or hit.group(1)
+            parts = _formula_parts(text, hit.group(1))
     st.out_init, st.out_next = parts if parts else (
         "Init" if "Init" in defs else None, "Next" if "Next" in defs else None)
 
