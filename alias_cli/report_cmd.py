@@ -1,4 +1,5 @@
-"""`alias-bench report RESULTS.jsonl [MORE.jsonl ...]`: rebuild the report from saved records."""
+"""`alias-bench report RESULTS.jsonl [MORE.jsonl ...] [--probe FILE ...]`: rebuild the report
+from saved records and probe rows."""
 
 from __future__ import annotations
 
@@ -19,9 +20,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Compute Table 1, the renaming decrease, splits and (when two runs are "
         "marked as trained on halves A and B) Table 2 from saved records, without calling a "
         "model or TLC. Several results files (e.g. one run per model) are combined into one "
-        "comparison. Exit status: 0 written, 2 unreadable input or usage error.")
+        "comparison. Probe files (--probe) add the memorization probes' tables (probes.md). "
+        "Exit status: 0 written, 2 unreadable input or usage error.")
     p.add_argument("results", nargs="+", type=Path, metavar="RESULTS.jsonl",
                    help="results files written by benchmark runs")
+    p.add_argument("--probe", action="append", default=[], type=Path, metavar="FILE",
+                   help="a probe file (JSONL rows of kind likelihood, continuation, similarity "
+                   "or proposed_names, as `alias-bench probe ... --out` and "
+                   "benchmarks/test_probes.py write them); repeatable")
     p.add_argument("--out", type=Path, help="report folder (default: report/ beside the "
                    "results file when there is one, ./alias-report when there are several)")
     p.add_argument("--seed", type=int, default=BOOTSTRAP_SEED,
@@ -56,22 +62,24 @@ def run(args: argparse.Namespace) -> int:
     results: list[Path] = args.results
     if args.n_boot < 1:
         return fail(f"--n-boot must be at least 1, got {args.n_boot}")
-    for path in results:
+    for path, what in [*((r, "results file") for r in results),
+                       *((r, "probe file") for r in args.probe)]:
         if not path.is_file():
-            return fail(f"{path}: {'not a file' if path.exists() else 'no such results file'}")
+            return fail(f"{path}: {'not a file' if path.exists() else f'no such {what}'}")
     out: Path = args.out or (results[0].parent / "report" if len(results) == 1
                              else Path("alias-report"))
     try:
         index = write_report(results, out, seed=args.seed, n_boot=args.n_boot,
-                             split_seed=args.split_seed, exposure=args.exposure)
+                             split_seed=args.split_seed, exposure=args.exposure,
+                             probes=args.probe)
     except StatsError as exc:
         return fail(f"cannot read the results: {exc}")
     except (OSError, UnicodeDecodeError) as exc:
         return fail(f"cannot read or write: {exc}")
     print((out / "table1.md").read_text(encoding="utf-8").rstrip())
     print(f"\nreport: {index}")
-    print(f"tables: {out}/table1.md, differences.md, table2.md, splits.md (and .csv); "
-          f"statistics: {out / 'stats.json'}")
+    print(f"tables: {out}/table1.md, differences.md, table2.md, splits.md, probes.md (and "
+          f".csv); statistics: {out / 'stats.json'}")
     return 0
 
 

@@ -20,14 +20,15 @@ The renamed copy is shown under the same repository, with its renamed file name.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
 import pandas as pd
 
-from reports.records import covered_tasks, select_model
+from reports import continuation_stats as stats
+from reports.continuation_stats import CORRELATES, DECREASES, KIND, SCHEMA_VERSION, renaming_decrease
 from tlc_harness.rename import RenameError
 from tlc_harness.tla_tokens import longest_common_run, tla_tokens
 
@@ -40,8 +41,9 @@ EXAMPLES_REPO = "tlaplus/Examples"
 PROMPT = ("This is the beginning of the file {path} in the repository {repo}. Continue it "
           "exactly: write the rest of the file, from the line after the last one shown to the "
           "end of the file, and nothing else.\n\n{prefix}")
-CORRELATES = ("longest_run_original", "run_excess")
-DECREASES = ("name_decrease", "behavior_decrease")
+__all__ = ["CORRELATES", "DECREASES", "ContinuationRow", "FileLocation", "continuation_correlation",
+           "continuation_probe", "continuation_row", "continuation_table", "reference_location",
+           "renaming_decrease"]
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,11 @@ class FileLocation:
 
 @dataclass(frozen=True)
 class ContinuationRow:
-    """One task's result; runs are None where no reply (or no renamed copy) was obtained."""
+    """One task's result; runs are None where no reply (or no renamed copy) was obtained.
+
+    ``model`` names the model as the benchmark's case records do (its spec), so the report
+    can relate the runs to the same model's renaming decrease.
+    """
 
     task: str
     repo: str
@@ -66,9 +72,11 @@ class ContinuationRow:
     fraction_original: float | None
     fraction_renamed: float | None
     note: str | None = None
+    model: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """One JSONL row of the probe (``kind: "continuation"``)."""
+        return {"schema_version": SCHEMA_VERSION, "kind": KIND, **asdict(self)}
 
 
 def reference_location(task: Task) -> FileLocation:
@@ -131,8 +139,11 @@ def _probe_one(model: ModelAdapter, task: Task, label: str, text: str, location:
 
 def continuation_row(task: Task, model: ModelAdapter, *, seed: int | str = 0,
                      fraction: float = PREFIX_FRACTION, params: GenerationParams | None = None,
-                     sample: int = 0) -> ContinuationRow:
-    """Probe one task: its original main module and its `random` variant's."""
+                     sample: int = 0, model_name: str | None = None) -> ContinuationRow:
+    """Probe one task: its original main module and its `random` variant's.
+
+    ``model_name`` is recorded in the row (default: the adapter's ``model_id``).
+    """
     params = params or GenerationParams(temperature=0.0, top_p=1.0)
     location = reference_location(task)
     original = task.modules[task.main_file]
@@ -153,69 +164,28 @@ def continuation_row(task: Task, model: ModelAdapter, *, seed: int | str = 0,
     prefix_lines = split_prefix(original, fraction)[0].count("\n")
     return ContinuationRow(task.id, location.repo, location.path, prefix_lines,
                            first.remainder_tokens, first.run, renamed.run, first.fraction,
-                           renamed.fraction, "; ".join(notes) or None)
+                           renamed.fraction, "; ".join(notes) or None,
+                           model_name or model.model_id)
 
 
 def continuation_probe(tasks: Iterable[Task], model: ModelAdapter, *, seed: int | str = 0,
-                       fraction: float = PREFIX_FRACTION, params: GenerationParams | None = None
-                       ) -> list[ContinuationRow]:
+                       fraction: float = PREFIX_FRACTION, params: GenerationParams | None = None,
+                       model_name: str | None = None) -> list[ContinuationRow]:
     """One row per task (see :func:`continuation_row`)."""
-    return [continuation_row(t, model, seed=seed, fraction=fraction, params=params)
-            for t in tasks]
+    return [continuation_row(t, model, seed=seed, fraction=fraction, params=params,
+                             model_name=model_name) for t in tasks]
 
 
-def continuation_table(rows: Sequence[ContinuationRow]) -> pd.DataFrame:
-    """The rows as a frame, one per task, with ``run_excess`` = original − renamed run."""
-    frame = pd.DataFrame([r.to_json() for r in rows],
-                         columns=list(ContinuationRow.__dataclass_fields__))
-    frame["run_excess"] = (frame["longest_run_original"].astype("Float64")
-                           - frame["longest_run_renamed"].astype("Float64"))
-    return frame
+def _rows(rows: Iterable[ContinuationRow | Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [r.to_json() if isinstance(r, ContinuationRow) else r for r in rows]
 
 
-def renaming_decrease(records: pd.DataFrame, *, model: str | None = None,
-                      renamed: str = "random") -> pd.DataFrame:
-    """Per task: pass rate original − `renamed` for the name and behavior grades.
-
-    `records` is a :func:`reports.records.load_records` frame. The behavior decrease is left
-    empty (NaN) for tasks the behavior grade does not cover.
-    """
-    chosen = select_model(records, model)
-    frame = records[records["model"] == chosen]
-    rates = frame.groupby(["task", "condition"])[["name_pass", "behavior_pass"]].mean()
-    out = pd.DataFrame(index=sorted(set(frame["task"])))
-    for grade in ("name", "behavior"):
-        column = rates[f"{grade}_pass"].unstack("condition")
-        if "original" in column and renamed in column:
-            out[f"{grade}_decrease"] = column["original"] - column[renamed]
-        else:
-            out[f"{grade}_decrease"] = float("nan")
-    uncovered = [t for t in out.index if t not in set(covered_tasks(frame))]
-    out.loc[uncovered, "behavior_decrease"] = float("nan")
-    out.index.name = "task"
-    return out
+def continuation_table(rows: Iterable[ContinuationRow | Mapping[str, Any]]) -> pd.DataFrame:
+    """:func:`reports.continuation_stats.continuation_table` of rows or their JSON."""
+    return stats.continuation_table(_rows(rows))
 
 
-def continuation_correlation(rows: Sequence[ContinuationRow], decrease: pd.DataFrame
-                             ) -> pd.DataFrame:
-    """Spearman correlation of each run measure with each per-task renaming decrease.
-
-    Rows: ``measure`` (``longest_run_original`` or ``run_excess``), ``decrease``
-    (``name_decrease`` or ``behavior_decrease``), ``tasks`` (with both values), ``rho``, ``p``.
-    Fewer than three tasks, or a constant column, gives NaN.
-    """
-    from scipy.stats import spearmanr
-
-    runs = continuation_table(rows).set_index("task")
-    joined = runs.join(decrease, how="inner")
-    table: list[dict[str, Any]] = []
-    for measure in CORRELATES:
-        for target in DECREASES:
-            pair = joined[[measure, target]].astype(float).dropna()
-            rho = p = float("nan")
-            if len(pair) >= 3 and pair[measure].nunique() > 1 and pair[target].nunique() > 1:
-                result = spearmanr(pair[measure], pair[target])
-                rho, p = float(result.statistic), float(result.pvalue)
-            table.append({"measure": measure, "decrease": target, "tasks": len(pair),
-                          "rho": rho, "p": p})
-    return pd.DataFrame(table, columns=["measure", "decrease", "tasks", "rho", "p"])
+def continuation_correlation(rows: Iterable[ContinuationRow | Mapping[str, Any]],
+                             decrease: pd.DataFrame) -> pd.DataFrame:
+    """:func:`reports.continuation_stats.continuation_correlation` of rows or their JSON."""
+    return stats.continuation_correlation(_rows(rows), decrease)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,6 +35,8 @@ CONDITIONS = ("original", "random", "meaningful")
 """The known conditions, in the order tables show them; other names sort after these."""
 
 CASE_KEY = ("model", "task", "condition", "sample")
+PROBE_KINDS = ("likelihood", "continuation", "similarity", "proposed_names")
+"""Kinds of probe rows (:mod:`reports.probe_rows`): not case records."""
 _DTYPES: dict[str, str] = {
     "run_id": "object",
     "model": "object",
@@ -90,17 +92,22 @@ def load_records(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
     rows: dict[str, list[Any]] = {column: [] for column in COLUMNS}
     seen: dict[tuple[Any, ...], str] = {}
     for path in map(Path, paths):
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                where = f"{path}:{number}"
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise StatsError(f"{where}: not JSON ({exc.msg})") from exc
-                _append_case(rows, record, where, seen)
+        for where, record in jsonl_values(path):
+            _append_case(rows, record, where, seen)
     return _frame(rows)
+
+
+def jsonl_values(path: Path) -> Iterator[tuple[str, Any]]:
+    """``(file:line, value)`` of each non-blank line; :class:`StatsError` for one not JSON."""
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                yield where, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise StatsError(f"{where}: not JSON ({exc.msg})") from exc
 
 
 def _frame(rows: dict[str, list[Any]]) -> pd.DataFrame:
@@ -116,7 +123,10 @@ def _append_case(rows: dict[str, list[Any]], record: Any, where: str,
     if kind == "header":
         return
     if kind != "case":
-        raise StatsError(f"{where}: unknown record kind {kind!r} (expected 'case' or 'header')")
+        hint = (" (a probe row: give probe files with `alias-bench report --probe FILE`)"
+                if kind in PROBE_KINDS else "")
+        raise StatsError(f"{where}: unknown record kind {kind!r} (expected 'case' or "
+                         f"'header'){hint}")
     if record.get("schema_version") != SCHEMA_VERSION:
         raise StatsError(f"{where}: schema_version {record.get('schema_version')!r} is not "
                          f"supported (this reader knows {SCHEMA_VERSION})")

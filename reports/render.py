@@ -7,6 +7,9 @@
 - ``table2.md`` (/ ``.csv``) — the exposure experiment, or one line saying how to mark it;
 - ``splits.md`` and ``hidden_split``/``disagreements``/``upper_bound``/``infra``/``pass_at_k``
   ``.csv`` — hidden-name split, grades disagreeing, upper bound, infrastructure errors, pass@k;
+- ``probes.md`` and ``similarity``/``likelihood``/``likelihood_exposure``/``continuation``/
+  ``continuation_correlation``/``proposed_names`` ``.csv`` — the memorization probes, from the
+  case records and the probe files (:mod:`reports.render_probes`);
 - ``stats.json`` — all of the above with settings and run provenance;
 - ``index.html`` — one self-contained page with plots and a per-task drill-down.
 
@@ -21,6 +24,7 @@ from pathlib import Path
 
 from reports import render_sections as rs
 from reports.exposure import EXPOSURE_SEED
+from reports.probe_rows import read_probe_files
 from reports.render_data import (
     INFRA_TITLE,
     TABLE1_TITLE,
@@ -37,6 +41,7 @@ from reports.render_data import (
     table1_section,
 )
 from reports.render_html import page
+from reports.render_probes import PROBE_KEYS, probe_sections
 from reports.render_tables import csv_text, markdown, markdown_document
 from reports.stats import BOOTSTRAP_SEED, N_BOOT
 
@@ -47,18 +52,22 @@ MARKDOWN_FILES: dict[str, tuple[str, ...]] = {
     "differences.md": ("differences",),
     "table2.md": ("table2",),
     "splits.md": ("hidden_split", "disagreements", "upper_bound", "infra", "pass_at_k"),
+    "probes.md": PROBE_KEYS,
 }
+DOCUMENT_TITLES = {"splits.md": "Splits", "probes.md": "Probes of memorization"}
 CSV_SECTIONS = ("table1", "differences", "table2", "hidden_split", "disagreements",
-                "upper_bound", "infra", "pass_at_k")
+                "upper_bound", "infra", "pass_at_k", *PROBE_KEYS)
 
 
-def build_report(results: Sequence[Path], settings: Settings) -> Report:
-    """Read the results files and compute every section.
+def build_report(results: Sequence[Path], settings: Settings, probes: Sequence[Path] = ()
+                 ) -> Report:
+    """Read the results and probe files and compute every section.
 
     Raises :class:`reports.records.StatsError` when a file is missing or holds a malformed
     record; a section that cannot be computed from valid records carries the reason instead.
     """
     frame, inputs, cases = read_inputs(results)
+    probe_rows = read_probe_files(probes)
     pairs, pair_notes = rs.exposure_pairs(inputs, settings.exposure)
     builders: tuple[tuple[str, str, Callable[[], Section]], ...] = (
         ("table1", TABLE1_TITLE, lambda: table1_section(frame)),
@@ -72,26 +81,29 @@ def build_report(results: Sequence[Path], settings: Settings) -> Report:
         ("pass_at_k", "pass@k", lambda: pass_at_k_section(frame)),
     )
     sections = (provenance_section(inputs),
-                *(guarded(key, title, build) for key, title, build in builders))
-    return Report(settings, inputs, summary_of(frame), sections, cases)
+                *(guarded(key, title, build) for key, title, build in builders),
+                *probe_sections(frame, cases, probe_rows, pairs, pair_notes, settings))
+    return Report(settings, inputs, summary_of(frame), sections, cases, probe_rows.inputs)
 
 
 def write_report(results: list[Path], out_dir: Path, *, seed: int = BOOTSTRAP_SEED,
                  n_boot: int = N_BOOT, split_seed: int = EXPOSURE_SEED,
-                 exposure: Sequence[ExposurePair] = ()) -> Path:
+                 exposure: Sequence[ExposurePair] = (), probes: Sequence[Path] = ()) -> Path:
     """Write the report folder for ``results`` into ``out_dir``; return ``index.html``'s path.
 
     ``exposure`` names the models of the exposure experiment; without it, run headers with
-    ``exposure_half`` mark them. CSV files of sections without rows are removed, so a stale
-    file from an earlier report never survives.
+    ``exposure_half`` mark them. ``probes`` are probe files (:mod:`reports.probe_rows`). CSV
+    files of sections without rows are removed, so a stale file from an earlier report never
+    survives.
     """
     report = build_report([Path(p) for p in results],
-                          Settings(seed, n_boot, split_seed, tuple(exposure)))
+                          Settings(seed, n_boot, split_seed, tuple(exposure)),
+                          [Path(p) for p in probes])
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, keys in MARKDOWN_FILES.items():
         sections = [report.section(k) for k in keys]
         text = (markdown(sections[0], level=1) if len(sections) == 1
-                else markdown_document(sections, "Splits"))
+                else markdown_document(sections, DOCUMENT_TITLES[name]))
         _write(out_dir / name, text)
     for key in CSV_SECTIONS:
         path = out_dir / f"{key}.csv"

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reports.probe_rows import ProbeInput
 from reports.records import GRADES, StatsError, condition_order, load_records, require_rows
 from reports.results_file import read_lines
 from reports.stats import LEVEL, MARGIN, condition_table, infra_counts, pass_at_k_rates
@@ -107,6 +108,7 @@ class Report:
     summary: dict[str, Any]
     sections: tuple[Section, ...]
     cases: tuple[dict[str, Any], ...] = field(repr=False)
+    probes: tuple[ProbeInput, ...] = ()
 
     def section(self, key: str) -> Section:
         """The section named ``key``."""
@@ -122,6 +124,7 @@ class Report:
                          "exposure": [asdict(p) for p in s.exposure]},
             "inputs": [{"path": i.path, "cases": i.cases, "headers": list(i.headers)}
                        for i in self.inputs],
+            "probe_inputs": [asdict(p) for p in self.probes],
             "summary": self.summary,
             "sections": {sec.key: sec.to_json() for sec in self.sections},
         })

@@ -13,6 +13,7 @@ from typing import Any
 
 from reports.records import GRADES, condition_order
 from reports.render_data import Report, Section
+from reports.render_probes import PROBE_KEYS
 from reports.render_svg import condition_colors, decrease_plot, legend, pass_rate_plots
 
 TRACE_STATES = 40
@@ -83,7 +84,7 @@ def page(report: Report) -> str:
              f"resamples of tasks, seed {s.seed}; exposure split seed {s.split_seed}.")
     links = [("provenance", "Provenance"), ("table1", "Table 1"), ("plots", "Plots"),
              ("differences", "Decrease"), ("table2", "Table 2"), ("splits", "Splits"),
-             ("tasks", "Tasks")]
+             ("probes", "Probes"), ("tasks", "Tasks")]
     body = [
         "<h1>ALIAS report</h1>", f'<p class="muted">{_e(intro)}</p>',
         "<nav>" + "".join(f'<a href="#{k}">{_e(t)}</a>' for k, t in links) + "</nav>",
@@ -97,6 +98,11 @@ def page(report: Report) -> str:
         '<h2 id="splits">Splits</h2>',
         *(section_html(report.section(k), heading="h3")
           for k in ("hidden_split", "disagreements", "upper_bound", "infra", "pass_at_k")),
+        '<h2 id="probes">Probes of memorization</h2>',
+        "\n".join(f'<p class="muted">{_e(i.path)}: '
+                  + ", ".join(f"{n} {kind} row(s)" for kind, n in i.rows.items()) + "</p>"
+                  for i in report.probes),
+        *(section_html(report.section(k), heading="h3") for k in PROBE_KEYS),
         _drilldown(report.cases, conditions),
     ]
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

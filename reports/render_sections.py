@@ -3,7 +3,7 @@ disagreeing, the upper bound, and the exposure experiment (Table 2)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -257,7 +257,7 @@ def exposure_section(frame: pd.DataFrame, pairs: Sequence[ExposurePair],
             notes.append(f"{pair.name}: no records for {', '.join(absent)}")
             continue
         both = pd.concat(list(parts.values()))
-        split, how = _split(pair, both, settings.split_seed)
+        split, how = pair_split(pair, both["task"], settings.split_seed)
         notes.append(f"{pair.name}: {how}")
         for grade in GRADES:
             for cond in renamed_conditions(both):
@@ -279,16 +279,18 @@ def exposure_section(frame: pd.DataFrame, pairs: Sequence[ExposurePair],
         "table2", TABLE2_TITLE,
         ("models (A / B)", "grade", "comparison", "tasks A + B", "exposure effect (95% CI)",
          "DiD (95% CI)", "unseen renaming cost (95% CI)"),
-        tuple(rows), tuple(_flat(r) for r in records), tuple(dict.fromkeys(notes)),
+        tuple(rows), tuple(flat_record(r) for r in records), tuple(dict.fromkeys(notes)),
         ("exposure effect = original(seen) − original(unseen); DiD = [original − renamed]"
          "(seen) − [original − renamed](unseen); unseen cost = original(unseen) − "
          "renamed(unseen); points, averaged over tasks.", _bootstrap_footer(settings)),
         labels=3)
 
 
-def _split(pair: ExposurePair, frame: pd.DataFrame, seed: int
-           ) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], str]:
-    tasks = sorted(str(t) for t in frame["task"].unique())
+def pair_split(pair: ExposurePair, present: Iterable[Any], seed: int
+               ) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], str]:
+    """The pair's halves (from the run headers, else split seed over ``present`` tasks) and
+    a note saying where they came from."""
+    tasks = sorted({str(t) for t in present})
     if pair.tasks_a is not None:
         rest = pair.tasks_b if pair.tasks_b is not None else tuple(
             t for t in tasks if t not in set(pair.tasks_a))
@@ -299,7 +301,7 @@ def _split(pair: ExposurePair, frame: pd.DataFrame, seed: int
                               f"tasks in the records (A {len(half_a)}, B {len(half_b)})")
 
 
-def _flat(record: dict[str, Any]) -> dict[str, Any]:
+def flat_record(record: dict[str, Any]) -> dict[str, Any]:
     """Estimates as ``x``, ``x_low``, ``x_high`` columns (for CSV)."""
     out: dict[str, Any] = {}
     for key, value in record.items():

@@ -23,18 +23,22 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from rouge_score import scoring
-from sacrebleu.metrics.bleu import BLEU
 
 from tlc_harness.tla_tokens import tla_tokens
+
+if TYPE_CHECKING:  # rouge-score and sacrebleu (the `probes` extra) load on first measurement
+    from rouge_score import scoring
+    from sacrebleu.metrics.bleu import BLEU
 
 ROUGE_CELL_LIMIT = 4_000_000
 """Above this many (output token, reference token) pairs ROUGE-L uses the bit-parallel LCS."""
 METRICS = ("rouge_l", "bleu")
 TABLE_COLUMNS = ("model", "condition", "tasks", "cases", "missing", "rouge_l", "bleu")
+KIND = "similarity"
+SCHEMA_VERSION = 1
 _SEP = " "
 
 
@@ -55,6 +59,8 @@ def _rouge() -> Any:
 
 @cache
 def _bleu() -> BLEU:
+    from sacrebleu.metrics.bleu import BLEU
+
     return BLEU(tokenize="none", effective_order=True)
 
 
@@ -75,6 +81,8 @@ def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
 
 def rouge_l(output_tokens: Sequence[str], reference_tokens: Sequence[str]) -> scoring.Score:
     """ROUGE-L precision, recall and F1 of `output_tokens` against `reference_tokens`."""
+    from rouge_score import scoring
+
     if len(output_tokens) * len(reference_tokens) <= ROUGE_CELL_LIMIT:
         score: scoring.Score = _rouge().score(_SEP.join(reference_tokens),
                                               _SEP.join(output_tokens))["rougeL"]
@@ -108,10 +116,19 @@ def similarity(output: str, reference: str) -> dict[str, float]:
             "rouge_l_recall": round(score.recall, 6), "bleu": round(bleu(out, ref), 6), **counts}
 
 
-def similarity_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """Mean ROUGE-L F1 and BLEU per (model, condition) over case records.
+def similarity_row(model: str, task: str, condition: str, sample: int,
+                   values: Mapping[str, float] | None) -> dict[str, Any]:
+    """One JSONL row of the similarity probe (``kind: "similarity"``; ``None``: no module)."""
+    return {"schema_version": SCHEMA_VERSION, "kind": KIND, "model": model, "task": task,
+            "condition": condition, "sample": sample,
+            "similarity": None if values is None else dict(values)}
 
-    A row is a case record (``kind`` ``case`` or absent) with ``task``, ``condition``, optional
+
+def similarity_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Mean ROUGE-L F1 and BLEU per (model, condition) over case records or similarity rows.
+
+    A row is a case record (``kind`` ``case`` or absent) or a probe row (``kind``
+    ``similarity``, see :func:`similarity_row`) with ``task``, ``condition``, optional
     ``model`` and a ``similarity`` object as :func:`similarity` returns. Samples of a task are
     averaged first, then tasks (each task weighs the same, as in every ALIAS statistic). A case
     without ``similarity`` (an infrastructure error, or no module to compare) is counted in
@@ -122,7 +139,7 @@ def similarity_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     cases: dict[tuple[str, str], int] = defaultdict(int)
     missing: dict[tuple[str, str], int] = defaultdict(int)
     for row in rows:
-        if row.get("kind", "case") != "case":
+        if row.get("kind", "case") not in ("case", KIND):
             continue
         key = (str(row.get("model", "")), str(row["condition"]))
         cases[key] += 1

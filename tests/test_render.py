@@ -113,7 +113,7 @@ def strict_json(text: str) -> Any:
 # -- snapshots --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["table1.md", "differences.md", "table2.md", "splits.md",
-                                  "table1.csv", "differences.csv"])
+                                  "probes.md", "table1.csv", "differences.csv"])
 def test_tables_match_snapshot(report_dir: Path, name: str, snapshot: SnapshotAssertion
                                ) -> None:
     assert (report_dir / name).read_text(encoding="utf-8") == snapshot
