@@ -43,6 +43,13 @@ def _tasks(args: argparse.Namespace, source: str | None = None) -> list[Task]:
     return tasks
 
 
+def _write_rows(path: str, rows: list[dict[str, Any]]) -> None:
+    """Write probe rows as JSONL (file replaced), for `alias-bench report --probe`."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
 def _num(value: Any, digits: int = 3) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "—"
@@ -84,7 +91,7 @@ def run_continuation(args: argparse.Namespace) -> int:
         params = GenerationParams(temperature=0.0, top_p=1.0, max_tokens=args.max_tokens)
         model = make_model(args.model, params)
         rows = continuation_probe(tasks, model, seed=args.seed, fraction=args.fraction,
-                                  params=params)
+                                  params=params, model_name=args.model)
         correlation = None
         if args.results:
             decrease = renaming_decrease(load_records(args.results), model=args.results_model)
@@ -92,8 +99,7 @@ def run_continuation(args: argparse.Namespace) -> int:
     except (TaskError, CfgError, ModelError, StatsError, OSError) as exc:
         return fail(str(exc))
     if args.out:
-        Path(args.out).write_text("".join(json.dumps(r.to_json()) + "\n" for r in rows),
-                                  encoding="utf-8")
+        _write_rows(args.out, [r.to_json() for r in rows])
     if args.json:
         print_json({"rows": [r.to_json() for r in rows],
                     "correlation": None if correlation is None
@@ -129,6 +135,8 @@ def register_similarity(probe_sub: SubParsers) -> None:
     p.add_argument("--seed", help="run seed of the random renaming (default: the run header's)")
     p.add_argument("--maps", help="folder of <task_id>.json name maps (meaningful condition)")
     p.add_argument("--recompute", action="store_true", help="ignore recorded similarity values")
+    p.add_argument("--out", help="write one similarity row per case to this JSONL file "
+                   "(replaced), for `alias-bench report --probe`")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=run_similarity)
 
@@ -144,7 +152,12 @@ def _output_file(recorded: str, results: Path) -> Path | None:
 def run_similarity(args: argparse.Namespace) -> int:
     from alias_fixtures.extract import extract_module
     from reports.results_file import read_lines
-    from reports.similarity import format_similarity_table, similarity, similarity_table
+    from reports.similarity import (
+        format_similarity_table,
+        similarity,
+        similarity_row,
+        similarity_table,
+    )
 
     results = Path(args.results)
     if not results.is_file():
@@ -168,6 +181,10 @@ def run_similarity(args: argparse.Namespace) -> int:
                                            extract_module, similarity)
         rows.append(row)
     table = similarity_table(rows)
+    if args.out:
+        _write_rows(args.out, [similarity_row(str(r.get("model", "")), str(r["task"]),
+                                              str(r["condition"]), int(r.get("sample") or 0),
+                                              r["similarity"]) for r in rows])
     if args.json:
         print_json(json.loads(table.to_json(orient="records")))
     else:
@@ -214,6 +231,8 @@ def register_propose_names(probe_sub: SubParsers) -> None:
     p.add_argument("--allow-layout-change", action="store_true",
                    help="keep new names of another length left of multi-line /\\ \\/ lists")
     p.add_argument("--verify", action="store_true", help="verify each meaningful variant")
+    p.add_argument("--rows", help="write one row per task to this JSONL file (replaced), for "
+                   "`alias-bench report --probe`")
     p.add_argument("--timeout", type=float, default=300.0, help="TLC time limit in s (300)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     add_tool_options(p)
@@ -221,7 +240,12 @@ def register_propose_names(probe_sub: SubParsers) -> None:
 
 
 def run_propose_names(args: argparse.Namespace) -> int:
-    from alias_fixtures.propose_names import ProposalError, propose_names, write_name_map
+    from alias_fixtures.propose_names import (
+        ProposalError,
+        proposal_row,
+        propose_names,
+        write_name_map,
+    )
     from alias_fixtures.variants import build_variant
 
     try:
@@ -230,10 +254,12 @@ def run_propose_names(args: argparse.Namespace) -> int:
     except (TaskError, CfgError, ModelError, OSError) as exc:
         return fail(str(exc))
     report: list[dict[str, Any]] = []
+    proposals: dict[str, Any] = {}
     for task in tasks:
         entry: dict[str, Any] = {"task": task.id}
         try:
             proposal = propose_names(task, model, keep_layout=not args.allow_layout_change)
+            proposals[task.id] = proposal
             entry.update(proposal.to_json())
             entry["path"] = str(write_name_map(proposal, args.out, overwrite=args.force))
         except (ModelError, ProposalError, OSError) as exc:
@@ -249,6 +275,11 @@ def run_propose_names(args: argparse.Namespace) -> int:
                         entry["verified"], entry["reason"] = check.verified, check.reason
         except ToolchainError as exc:
             return fail(str(exc))
+    if args.rows:
+        by_id = {t.id: t for t in tasks}
+        _write_rows(args.rows, [proposal_row(
+            args.model, by_id[e["task"]], proposals.get(e["task"]), verified=e.get("verified"),
+            reason=e.get("reason"), error=e.get("error")) for e in report])
     if args.json:
         print_json(report)
     else:

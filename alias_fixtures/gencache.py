@@ -144,3 +144,13 @@ class CachedModel:
             generation = self.adapter.generate(request)
             self.cache.put(key, generation)
             return generation
+
+
+REMOTE_PROVIDERS = ("anthropic", "openai")
+
+
+def cached_if_remote(adapter: ModelAdapter, out: Path) -> ModelAdapter:
+    """``adapter`` behind the cache in ``<out>/cache/generations.sqlite`` if it calls an API."""
+    if adapter.provider not in REMOTE_PROVIDERS:
+        return adapter
+    return CachedModel(adapter, GenerationCache(out / "cache" / "generations.sqlite"))

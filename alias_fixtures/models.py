@@ -1,9 +1,10 @@
 """Model adapters behind one small interface, and the registry that builds them from a spec.
 
 A model spec names an adapter and its model: `reference`, `demo`, `replay:PATH`,
-`anthropic:MODEL`, `openai:MODEL`, `openai:MODEL@http://host:port/v1` (any OpenAI-compatible
-server: vLLM, llama.cpp, Ollama). Only `reference` ever sees a reference (it is the sanity run
-whose every grade must pass); real models get the rendered prompt and nothing else.
+`scripted[:TASKS]` (an offline double that recalls the tasks' files), `anthropic:MODEL`,
+`openai:MODEL`, `openai:MODEL@http://host:port/v1` (any OpenAI-compatible server: vLLM,
+llama.cpp, Ollama). Only `reference` ever sees a reference (it is the sanity run whose every
+grade must pass); real models get the rendered prompt and nothing else.
 """
 
 from __future__ import annotations
@@ -94,6 +95,7 @@ _FACTORIES: dict[str, str] = {
     "reference": "alias_fixtures.models:_reference",
     "replay": "alias_fixtures.replay:ReplayModel.from_spec",
     "demo": "alias_fixtures.replay:demo_model",
+    "scripted": "alias_fixtures.scripted:ScriptedModel.from_spec",
     "anthropic": "alias_fixtures.providers:AnthropicModel.from_spec",
     "openai": "alias_fixtures.providers:OpenAIModel.from_spec",
 }

@@ -122,3 +122,18 @@ def read_settings(config: pytest.Config) -> Settings:
         raise pytest.UsageError(f"--alias-primary {settings.primary} is not among "
                                 f"--alias-grades {','.join(settings.grades)}")
     return settings
+
+
+PROBE_DEFAULT_MODEL = "scripted"
+"""The model of benchmarks/test_probes*.py when `--alias-model` is not given: offline."""
+
+
+def probe_model(config: pytest.Config) -> str:
+    """The probes' model: `--alias-model` when given, else :data:`PROBE_DEFAULT_MODEL`."""
+    value = config.getoption("alias_model")
+    return str(value) if value else PROBE_DEFAULT_MODEL
+
+
+def out_folder(config: pytest.Config, model: str) -> str:
+    """The `--alias-out` folder with ``{model}`` filled in for ``model``."""
+    return _get(config, "out").replace("{model}", _safe(model))

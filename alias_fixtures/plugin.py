@@ -3,17 +3,18 @@
 Hooks stay thin and delegate to `AliasSession`. Variants are built and verified once, by the
 controller (or the only process) before xdist workers start; workers reuse them from the cache.
 Each case's record rides on its test report (`user_properties`); only the controller writes
-results (see `reports.plugin`).
+results (see `reports.plugin`); the probe tests' rows likewise (see `reports.probe_writer`).
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .options import add_options, read_settings
+from .options import add_options, out_folder, probe_model, read_settings
 from .session import AliasSession, CaseOutcome, CaseSpec
 
 SESSION_KEY = pytest.StashKey[AliasSession]()
@@ -39,6 +40,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "alias_case: one ALIAS benchmark case")
     if _wanted(config):
         config.stash[SESSION_KEY] = AliasSession.start(read_settings(config))
+    if not hasattr(config, "workerinput"):
+        from reports.probe_writer import ProbeRowsPlugin
+        from reports.summary import PROBES_FOLDER
+
+        config.pluginmanager.register(ProbeRowsPlugin(
+            lambda: Path(out_folder(config, probe_model(config))) / PROBES_FOLDER),
+            "alias-probe-rows")
 
 
 def _session(config: pytest.Config) -> AliasSession:

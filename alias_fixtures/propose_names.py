@@ -53,6 +53,8 @@ Description:
 Identifiers:
 {names}
 """
+ROW_KIND = "proposed_names"
+ROW_SCHEMA_VERSION = 1
 _FENCED = re.compile(r"```[^\n]*\n(.*?)```", re.S)
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_]+\Z")
 _JUNCTION = re.compile(rb"/\\|\\/")
@@ -262,3 +264,22 @@ def write_name_map(proposal: Proposal, out_dir: str | Path, *, overwrite: bool =
     path.write_text(json.dumps(proposal.mapping, indent=1, sort_keys=True) + "\n",
                     encoding="utf-8")
     return path
+
+
+def proposal_row(model: str, task: Task, proposal: Proposal | None, *,
+                 verified: bool | None = None, reason: str | None = None,
+                 error: str | None = None) -> dict[str, Any]:
+    """One JSONL row for the report (``kind: "proposed_names"``): counts, the map, the outcome.
+
+    ``proposal`` is None when the model gave no usable reply (``error`` says why);
+    ``verified`` is None when the meaningful variant was not checked.
+    """
+    return {"schema_version": ROW_SCHEMA_VERSION, "kind": ROW_KIND, "model": model,
+            "task": task.id, "targets": len(targets(task)),
+            "kept": len(proposal.mapping) if proposal else 0,
+            "dropped": len(proposal.dropped) if proposal else 0,
+            "fixed": len(proposal.fixed) if proposal else 0,
+            "unproposed": len(proposal.unproposed) if proposal else 0,
+            "map": dict(proposal.mapping) if proposal else {},
+            "why_dropped": dict(proposal.dropped) if proposal else {},
+            "verified": verified, "reason": reason, "error": error}

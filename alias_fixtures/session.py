@@ -93,13 +93,9 @@ class AliasSession:
     @property
     def model(self) -> ModelAdapter:
         if self._model is None:
-            adapter = make_model(self.settings.model, self.params)
-            if adapter.provider in ("anthropic", "openai"):
-                from .gencache import CachedModel, GenerationCache
+            from .gencache import cached_if_remote
 
-                cache = GenerationCache(self.out / "cache" / "generations.sqlite")
-                adapter = CachedModel(adapter, cache)
-            self._model = adapter
+            self._model = cached_if_remote(make_model(self.settings.model, self.params), self.out)
         return self._model
 
     def variant(self, task_id: str, condition: str) -> tuple[Variant | None, Verification]:
@@ -182,14 +178,15 @@ class AliasSession:
 
     def _similarity(self, variant: Variant, reply: str) -> dict[str, float] | None:
         """ROUGE-L and BLEU of the extracted module against the variant's reference."""
-        try:
-            from reports.similarity import similarity
-        except ImportError:
-            return None  # the `probes` extra is not installed
+        from reports.similarity import similarity
+
         extracted = extract_module(reply)
         if extracted.text is None:
             return None
-        return similarity(extracted.text, variant.modules[f"{variant.main_module}.tla"])
+        try:
+            return similarity(extracted.text, variant.modules[f"{variant.main_module}.tla"])
+        except ImportError:
+            return None  # the `probes` extra (rouge-score, sacrebleu) is not installed
 
     def _save_output(self, case: CaseSpec, text: str) -> Path:
         safe_model = self.settings.model.replace("/", "_").replace(":", "_")

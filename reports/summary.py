@@ -33,8 +33,13 @@ def summary_lines(records: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+PROBES_FOLDER = "probes"
+"""Probe files of a run: ``<out>/probes/<kind>.jsonl`` (benchmarks/test_probes.py)."""
+
+
 def write_report(results: Path, out_dir: Path) -> Path:
-    """Write the report folder for a results file (tables, statistics, HTML page)."""
+    """Write the report folder for a results file (tables, statistics, HTML page), with the
+    probe files beside it (``probes/*.jsonl``) when there are any."""
     from .render import write_report as render
 
-    return render([results], out_dir)
+    return render([results], out_dir, probes=sorted((results.parent / PROBES_FOLDER).glob("*.jsonl")))
