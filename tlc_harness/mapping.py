@@ -117,8 +117,9 @@ def _member_type(expr: str) -> str:
 _SET_USE = (r"\\in\s+{c}\b", r"\\subseteq\s+{c}\b", r"SUBSET\s+{c}\b",
             r"Cardinality\(\s*{c}\s*\)", r"\[\s*{c}\s*->", r"\b{c}\s*\\X\b",
             r"\b{c}\s*\\(cup|cap|union)\b")
-_INT_USE = (r"\.\.\s*{c}\b", r"\b{c}\s*\.\.", r"\b{c}\s*[-+*%]", r"[-+*%]\s*{c}\b",
-            r"[<>]=?\s*{c}\b", r"=<\s*{c}\b", r"\b{c}\s*(=<|>=|<|>)")
+_INT_USE = (r"\.\.\s*{c}\b", r"\b{c}\s*\.\.", r"\b{c}\s*(?:[+*%]|-(?!>))", r"[-+*%]\s*{c}\b",
+            r"(?<![-<])[<>]=?\s*{c}\b", r"=<\s*{c}\b", r"\b{c}\s*(=<|>=|<(?![-<])|>(?!>))")
+# (`->`, `|->`, `<-`, `<<` and `>>` are not comparisons)
 
 
 def _constant_type(text: str, name: str) -> str:
@@ -173,8 +174,8 @@ def _assignments(sources: tuple[str, ...], targets: tuple[str, ...],
     same declaration positions, then name similarity."""
     options = []
     for perm in itertools.islice(itertools.permutations(targets, len(sources)), 50_000):
-        if not all(_fits(src_types.get(s, "any"), tgt_types.get(t, "any"))
-                   for s, t in zip(sources, perm, strict=False)):
+        if not all(s == t or _fits(src_types.get(s, "any"), tgt_types.get(t, "any"))
+                   for s, t in zip(sources, perm, strict=False)):  # a same name always fits
             continue
         same = sum(s == t for s, t in zip(sources, perm, strict=False))
         # declaration order is a strong hint (renamed copies keep it; models often follow it)

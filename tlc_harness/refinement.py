@@ -27,7 +27,7 @@ from .mapping import (
     shape_mismatch,
     spec_shape,
 )
-from .rename import rename_modules
+from .rename import rename_module_names
 from .results import CheckResult, TraceState, Verdict
 from .runner import Harness
 from .spec import SpecSource
@@ -100,6 +100,7 @@ class _Staged:
     out_init: str | None = "Init"
     out_next: str | None = "Next"
     out_spec: str | None = None
+    module_table: dict[str, str] = field(default_factory=dict)  # output module -> staged name
     notes: list[str] = field(default_factory=list)
 
     def label_map(self) -> dict[str, str]:
@@ -166,34 +167,85 @@ def _definition_body(files: Mapping[str, str], name: str) -> str | None:
     return None
 
 
-def _constant_values(ref: Reference) -> tuple[dict[str, str], str | None]:
-    """TLA+ expressions for R's constants (cfg values, or inlined simple overrides)."""
+def _definition_arity(files: Mapping[str, str], name: str) -> int | None:
+    """The number of parameters of a top-level definition `name(p, q) ==` (None: not found)."""
+    for text in files.values():
+        hit = re.search(rf"^{re.escape(name)}\s*(\(([^()]*)\))?\s*==", text, re.M)
+        if hit:
+            return len(hit.group(2).split(",")) if hit.group(1) else 0
+    return None
+
+
+@dataclass(frozen=True)
+class CfgValues:
+    """How the wrappers give R's cfg values to the output's run.
+
+    `literals`: TLA+ expressions of R's constants (cfg values, and override bodies that are
+    plain literals, kept for type inference and for constants the output lacks); `via_ref`:
+    `name <- target` overrides evaluated through R's instance (`AliasRef!target`), with the
+    target's arity; `qualified`: `name <- [Module]target` overrides, carried as they are.
+    """
+
+    literals: dict[str, str]
+    via_ref: dict[str, tuple[str, int]] = field(default_factory=dict)
+    qualified: tuple[tuple[str, str], ...] = ()
+
+
+def _constant_values(ref: Reference) -> tuple[CfgValues, str | None]:
+    """R's cfg values as the wrappers use them, or why one cannot be carried over."""
     values = dict(ref.cfg.constants)
+    via_ref: dict[str, tuple[str, int]] = {}
+    qualified: list[tuple[str, str]] = []
     allowed = standard_names() | TLA_KEYWORDS | {"TRUE", "FALSE"}
     for name, target in ref.cfg.overrides:
-        body = _definition_body(ref.files, target)
-        if body is None:
-            continue  # an override of a defined operator, not of a constant
-        bad = [w for w in _IDENT.findall(body) if w not in allowed]
-        if bad:
-            return values, (f"the reference cfg overrides {name} with {target}, which uses "
-                            f"{', '.join(sorted(set(bad)))}: not supported by the behavior grade")
-        values[name] = body
-    return values, None
+        if target.lstrip().startswith("["):
+            qualified.append((name, target))
+            continue
+        arity = _definition_arity(ref.files, target)
+        if arity is None:
+            return CfgValues(values), (f"the reference cfg overrides {name} with {target}, "
+                                       "which no reference module defines")
+        body = _definition_body(ref.files, target) if arity == 0 else None
+        if body is not None and all(w in allowed for w in _IDENT.findall(body)):
+            values[name] = body
+        else:
+            via_ref[name] = (target, arity)
+    return CfgValues(values, via_ref, tuple(qualified)), None
+
+
+def _params(arity: int) -> str:
+    return "(" + ", ".join(f"AliasA{i}" for i in range(arity)) + ")" if arity else ""
 
 
 def _value_overrides(ref: Reference, st: _Staged) -> list[tuple[str, str, str]]:
     """R's cfg entries `Op = v` that replace a *defined operator* by a value (not a constant):
-    (name, value, module defining it). TLC must see them in R's instance and, for an output
-    defining the same name, in the output too (else e.g. an unbounded CHOOSE is evaluated)."""
+    (name, value without its `[Module]`, module defining it). TLC must see them in R's instance
+    and, for an output defining the same name, in the output too (else e.g. an unbounded
+    CHOOSE is evaluated)."""
     out = []
     for name, value in ref.cfg.constants:
         if name in st.ref_shape.constants:
+            continue
+        hit = re.match(r"\s*\[\s*(\w+)\s*\]\s*(.*)", value, re.S)
+        if hit:
+            out.append((name, hit.group(2).strip(), hit.group(1)))
             continue
         pattern = re.compile(rf"^{re.escape(name)}\s*(\(|==)", re.M)
         home = next((f[:-4] for f, text in ref.files.items() if pattern.search(text)), ref.main)
         out.append((name, value, home))
     return out
+
+
+def _out_value_override(st: _Staged, name: str, value: str, home: str,
+                        qualify: bool = False) -> str | None:
+    """The cfg right-hand side giving the output's own `name` R's value (None: no such name).
+
+    In the output's copy of R's module `home` when it has one, else in its main module."""
+    if home in st.module_table:
+        return f"[{st.module_table[home]}] {value}"
+    if name in st.out_shape.definitions:
+        return f"[{st.out_main}] {value}" if qualify else value
+    return None
 
 
 def _formula_parts(text: str, name: str) -> tuple[str, str] | None:
@@ -212,14 +264,14 @@ def _entry_points(st: _Staged, ref: Reference) -> None:
     """
     defs = st.out_shape.definitions
     text = "\n".join(st.out_files.values())
-    for name in ("Spec", ref.cfg.specification):
+    for name in (ref.cfg.specification, "Spec"):  # R's own name first: `Spec` may be another
         if name and name in defs:
             st.out_spec = name
             break
-    if {"Init", "Next"} <= defs:
-        return
     if ref.cfg.init in defs and ref.cfg.next in defs:
         st.out_init, st.out_next = ref.cfg.init, ref.cfg.next
+        return
+    if {"Init", "Next"} <= defs:
         return
     parts = _formula_parts(text, st.out_spec) if st.out_spec else None
     if parts is None:  # any Spec-shaped formula, e.g. a renamed copy's `TQ == Xini /\ [][Xnxt]_v`
@@ -235,10 +287,11 @@ def _stage_output(files: Mapping[str, str], main: str, ref: Reference) -> _Stage
     """Give the output's modules fresh names so they never meet R's module names."""
     names = {f[:-4] for f in files}
     table = {m: (OUT_MODULE if m == main else f"{OUT_MODULE}_{m}") for m in sorted(names)}
-    renamed = rename_modules(files, table, allow_length_change=True)
+    renamed = rename_module_names(files, table)
     values, _ = _constant_values(ref)
-    ref_shape = spec_shape(ref.files, ref.main, values)
-    staged = _Staged(renamed, OUT_MODULE, spec_shape(renamed, OUT_MODULE), ref_shape)
+    ref_shape = spec_shape(ref.files, ref.main, values.literals)
+    staged = _Staged(renamed, OUT_MODULE, spec_shape(renamed, OUT_MODULE), ref_shape,
+                     module_table=table)
     if "pc" in ref_shape.variables:
         staged.ref_labels = _labels(ref.files)
         staged.out_labels = _labels(renamed)
@@ -252,8 +305,9 @@ def _tuple(names: Sequence[str]) -> str:
     return "<<" + ", ".join(names) + ">>"
 
 
-def _forward(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, str]
+def _forward(ref: Reference, st: _Staged, cand: Candidate, cfg_values: CfgValues
              ) -> tuple[SpecSource, ModelConfig]:
+    values = cfg_values.literals
     inverse_consts = {r: g for g, r in cand.constants.items()}
     # Model values are declared in the wrapper only when a reference constant that the output
     # lacks is substituted by a value naming them, and never over a name the output defines.
@@ -281,12 +335,27 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, 
     lines.append(f"{REF_INSTANCE} == INSTANCE {ref.main} WITH " + ", ".join(subs)
                  if subs else f"{REF_INSTANCE} == INSTANCE {ref.main}")
     lines.append(f"AliasRefSpec == {ref_spec}")
-    cfg_values = dict(ref.cfg.constants)
+    ref_values = dict(ref.cfg.constants)
     overrides = []
     for g, r in cand.constants.items():  # values TLC's cfg cannot hold go through a definition
-        if r in values and r not in cfg_values:
+        if r in cfg_values.via_ref:
+            target, arity = cfg_values.via_ref[r]
+            lines.append(f"AliasVal_{g}{_params(arity)} == {REF_INSTANCE}!{target}"
+                         f"{_params(arity)}")
+            overrides.append((g, f"AliasVal_{g}"))
+        elif r in values and r not in ref_values:
             lines.append(f"AliasVal_{g} == {values[r]}")
             overrides.append((g, f"AliasVal_{g}"))
+    for name, (target, arity) in cfg_values.via_ref.items():  # e.g. `Seq <- BoundedSeq`
+        if name not in st.ref_shape.constants:
+            lines.append(f"AliasOvr_{name}{_params(arity)} == {REF_INSTANCE}!{target}"
+                         f"{_params(arity)}")
+            overrides.append((name, f"AliasOvr_{name}"))
+    for name, target in cfg_values.qualified:  # `[M]t` acts in R's module M and its copy
+        overrides.append((name, target))
+        module, _, rest = target.lstrip()[1:].partition("]")
+        if module.strip() in st.module_table:
+            overrides.append((name, f"[{st.module_table[module.strip()]}]{rest.strip()}"))
     defs: dict[str, list[str]] = {"inv": [], "prop": ["AliasRefSpec"], "con": [], "act": []}
     for key, names in (("inv", ref.cfg.invariants), ("prop", ref.cfg.properties),
                        ("con", ref.cfg.constraints), ("act", ref.cfg.action_constraints)):
@@ -295,12 +364,12 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, 
             lines.append(f"{alias} == {REF_INSTANCE}!{name}")
             defs[key].append(alias)
     lines.append("====")
-    constants = [(g, values[r]) for g, r in cand.constants.items() if r in cfg_values]
+    constants = [(g, values[r]) for g, r in cand.constants.items() if r in ref_values]
     for name, value, home in _value_overrides(ref, st):
-        qualified = value.lstrip().startswith("[")  # R's cfg already names the module
-        constants.append((name, value if qualified else f"[{home}] {value}"))
-        if name in st.out_shape.definitions and name not in cand.constants:
-            constants.append((name, value.split("]", 1)[1].strip() if qualified else value))
+        constants.append((name, f"[{home}] {value}"))
+        out_value = _out_value_override(st, name, value, home)
+        if out_value and name not in cand.constants:
+            constants.append((name, out_value))
     constants += [(mv, mv) for mv in model_values if mv not in cand.constants]
     uses_spec = st.out_spec is not None
     cfg = ModelConfig(
@@ -315,7 +384,7 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, 
     return SpecSource(FORWARD, files), cfg
 
 
-def _reverse(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, str]
+def _reverse(ref: Reference, st: _Staged, cand: Candidate
              ) -> tuple[SpecSource, ModelConfig]:
     inverse_vars = {g: r for r, g in cand.variables.items()}
     labels = {r: g for g, r in st.label_map().items()}
@@ -331,10 +400,9 @@ def _reverse(ref: Reference, st: _Staged, cand: Candidate, values: Mapping[str, 
              f"[][{OUT_INSTANCE}!{st.out_next}]_"
              f"{_tuple([inverse_vars[g] for g in st.out_shape.variables])}",
              "===="]
-    extra = [(name, f"[{st.out_main}] " + (value.split("]", 1)[1].strip()
-                                            if value.lstrip().startswith("[") else value))
-             for name, value, _ in _value_overrides(ref, st)
-             if name in st.out_shape.definitions and name not in cand.constants]
+    extra = [(name, out_value) for name, value, home in _value_overrides(ref, st)
+             if name not in cand.constants
+             and (out_value := _out_value_override(st, name, value, home, qualify=True))]
     cfg = ModelConfig(
         constants=(*ref.cfg.constants, *extra), overrides=ref.cfg.overrides, init=ref.cfg.init,
         next=ref.cfg.next, specification=ref.cfg.specification,
@@ -351,7 +419,7 @@ def wrappers(ref: Reference, out_files: Mapping[str, str], out_main: str, cand: 
     st = _stage_output(out_files, out_main, ref)
     values, _ = _constant_values(ref)
     fwd, fcfg = _forward(ref, st, cand, values)
-    rev, rcfg = _reverse(ref, st, cand, values)
+    rev, rcfg = _reverse(ref, st, cand)
     return {f"{FORWARD}.tla": fwd.files[f"{FORWARD}.tla"], f"{FORWARD}.cfg": format_cfg(fcfg),
             f"{REVERSE}.tla": rev.files[f"{REVERSE}.tla"], f"{REVERSE}.cfg": format_cfg(rcfg)}
 
@@ -371,6 +439,10 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
                    timeout: float | None = None) -> BehaviorResult:
     """Search mappings and run the forward and reverse checks (R must pass its own check)."""
     start = time.monotonic()
+    if not (ref.cfg.specification or (ref.cfg.init and ref.cfg.next)):
+        return BehaviorResult("not_covered", None, "the reference has no behavior: its cfg "
+                              "names no SPECIFICATION nor INIT and NEXT (a constant model: "
+                              "grade it by name)", 0.0)
     values, unsupported = _constant_values(ref)
     if unsupported:
         return BehaviorResult("not_covered", None, unsupported, time.monotonic() - start)
@@ -401,7 +473,7 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
                                     time.monotonic() - t0, fwd.detail[:300]))
             continue
         passed_forward = True
-        src, cfg = _reverse(ref, st, cand, values)
+        src, cfg = _reverse(ref, st, cand)
         rev = harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout, compat=True)
         runs += 1
         attempts.append(Attempt(cand.to_json(), _label(fwd), _label(rev),

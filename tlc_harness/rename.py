@@ -294,6 +294,32 @@ def rename_modules(
     return out
 
 
+def rename_module_names(modules: Mapping[str, str], table: Mapping[str, str]) -> dict[str, str]:
+    """Sources with only *module* names renamed (headers, EXTENDS, INSTANCE), files to match.
+
+    Operators, variables and the like that share a module's name keep it: TLA+ keeps modules
+    and definitions in separate name spaces (`SimpleAllocator == ...` in module SimpleAllocator).
+    """
+    table = {old: new for old, new in table.items() if old != new}
+    names = TaskNames.of(modules)
+    out: dict[str, str] = {}
+    for fname, source in modules.items():
+        info = names.analyzed[fname]
+        spans = _module_name_spans(source.encode("utf-8"))
+        edits = [(o.start, o.end, table[o.name]) for o in info.occurrences
+                 if o.name in table and any(a <= o.start < b for a, b in spans)]
+        out[_renamed_file(fname, info.module, table)] = _apply(source, edits)
+    return out
+
+
+_MODULE_CLAUSE = re.compile(rb"\b(?:MODULE|INSTANCE)\s+\w+|\bEXTENDS\s+\w+(?:\s*,\s*\w+)*")
+
+
+def _module_name_spans(data: bytes) -> list[tuple[int, int]]:
+    """Byte spans of the places that name modules: headers, EXTENDS lists, after INSTANCE."""
+    return [(m.start(), m.end()) for m in _MODULE_CLAUSE.finditer(data)]
+
+
 def _renamed_file(fname: str, module: str, table: Mapping[str, str]) -> str:
     stem = module_name_of(fname)
     if stem != module or module not in table:

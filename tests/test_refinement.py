@@ -1,0 +1,87 @@
+"""The behavior grade on references whose cfg overrides definitions (`<-`, `[Module]` values).
+
+`tests/data/overrides/MCBag` overrides a constant through a definition built from another one
+(`Items <- MCItems`), a constant operator (`Slot <- MCSlot`), a standard operator
+(`Seq <- BoundedSeq`) and a defined operator by a model value in another module
+(`Empty = [Bag]NoItem`); its specification formula is named like its module (`Bag`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tlc_harness.cfg import parse_cfg
+from tlc_harness.mapping import SpecShape, candidate_mappings, infer_types
+from tlc_harness.refinement import Reference, behavior_grade
+from tlc_harness.rename import rename_module_names
+from tlc_harness.runner import Harness
+
+DATA = Path(__file__).parent / "data" / "overrides"
+FILES = {p.name: p.read_text(encoding="utf-8") for p in sorted(DATA.glob("*.tla"))}
+REF = Reference("MCBag", FILES, parse_cfg((DATA / "MCBag.cfg").read_text(encoding="utf-8")))
+
+#: A model's answer: one module, named like a reference module, with its own names.
+ANSWER = """---- MODULE Bag ----
+EXTENDS Naturals, Sequences
+CONSTANTS Things, Cap, Slot(_)
+VARIABLES items, n
+Init == items \\in {s \\in Seq(Things) : Len(s) = 0} /\\ n = 0
+Put(t) == Len(items) < Cap /\\ items' = Append(items, Slot(t)) /\\ n' = n + 1
+Take == items # <<>> /\\ items' = Tail(items) /\\ UNCHANGED n
+Next == (\\E t \\in Things : Put(t)) \\/ Take
+Bag == Init /\\ [][Next]_<<items, n>>
+====
+"""
+
+
+def test_module_names_renamed_but_not_definitions_of_the_same_name() -> None:
+    renamed = rename_module_names(FILES, {"Bag": "Sack"})
+    assert set(renamed) == {"Sack.tla", "MCBag.tla"}
+    assert renamed["Sack.tla"].startswith("---- MODULE Sack ----")
+    assert "\nBag == Init" in renamed["Sack.tla"]  # the formula keeps its name
+    assert "EXTENDS Sack\n" in renamed["MCBag.tla"]
+
+
+def test_reference_with_overrides_accepted_against_itself(harness: Harness) -> None:
+    result = behavior_grade(harness, REF, FILES, "MCBag")
+    assert result.verdict == "ok", result.reason
+
+
+def test_answer_with_other_names_accepted(harness: Harness) -> None:
+    result = behavior_grade(harness, REF, {"Bag.tla": ANSWER}, "Bag")
+    assert result.verdict == "ok", (result.reason, result.attempts)
+    assert result.mapping == {"variables": {"bag": "items", "count": "n"},
+                              "constants": {"Things": "Items", "Cap": "Cap", "Slot": "Slot"}}
+
+
+@pytest.mark.parametrize("change", [
+    ("n' = n + 1", "n' = n + 2"),          # counts differently
+    ("Len(items) < Cap", "Len(items) <= Cap"),  # holds one more item
+    ("Append(items, Slot(t))", "Append(items, t)"),  # ignores the Slot operator
+])
+def test_answer_with_other_behavior_rejected(harness: Harness, change: tuple[str, str]) -> None:
+    old, new = change
+    assert old in ANSWER
+    result = behavior_grade(harness, REF, {"Bag.tla": ANSWER.replace(old, new)}, "Bag")
+    assert result.verdict in ("forward_fail", "reverse_fail"), result.reason
+
+
+def test_identical_names_are_tried_first_whatever_the_inferred_types() -> None:
+    ref = SpecShape("R", ("x",), ("Missing", "Nil"), frozenset(),
+                    {"x": "any", "Missing": "str", "Nil": "any"})
+    out = SpecShape("G", ("x",), ("Missing", "Nil"), frozenset(),
+                    {"x": "any", "Missing": "int", "Nil": "any"})
+    first = next(candidate_mappings(ref, out))
+    assert first.constants == {"Missing": "Missing", "Nil": "Nil"}
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("f == [k \\in Keys |-> Missing]", "any"),   # `|->` is no comparison
+    ("g == [Missing -> BOOLEAN]", "set"),
+    ("h == x' = Missing - 1", "int"),
+    ("i == x <= Missing", "int"),
+])
+def test_constant_type_from_its_uses(text: str, kind: str) -> None:
+    assert infer_types({"M.tla": text}, [], ["Missing"], None)["Missing"] == kind
