@@ -15,7 +15,7 @@ import pytest
 from tlc_harness.cfg import parse_cfg
 from tlc_harness.mapping import SpecShape, candidate_mappings, infer_types
 from tlc_harness.refinement import Reference, behavior_grade
-from tlc_harness.rename import rename_module_names
+from tlc_harness.rename import rename_module_names, rename_modules
 from tlc_harness.runner import Harness
 
 DATA = Path(__file__).parent / "data" / "overrides"
@@ -54,6 +54,15 @@ def test_answer_with_other_names_accepted(harness: Harness) -> None:
     assert result.verdict == "ok", (result.reason, result.attempts)
     assert result.mapping == {"variables": {"bag": "items", "count": "n"},
                               "constants": {"Things": "Items", "Cap": "Cap", "Slot": "Slot"}}
+
+
+def test_renamed_copy_read_through_the_definitions_at_the_same_place(harness: Harness) -> None:
+    """Its `Frozen` (a Spec-shaped decoy) comes first; the copy's formula at `Bag`'s place wins."""
+    table = {"Init": "Strt", "Next": "Step", "Bag": "Sak", "Frozen": "Glacia", "Stay": "Halt",
+             "MCBag": "MCSak"}
+    copy = rename_modules(FILES, table)
+    result = behavior_grade(harness, REF, copy, "MCSak")
+    assert result.verdict == "ok", result.reason
 
 
 @pytest.mark.parametrize("change", [

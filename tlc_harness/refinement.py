@@ -255,12 +255,32 @@ def _formula_parts(text: str, name: str) -> tuple[str, str] | None:
     return (hit.group(1), hit.group(2)) if hit else None
 
 
+_TOP_DEFINITION = re.compile(r"^(\w+)\s*(?:\([^()]*\))?\s*==", re.M)
+
+
+def _same_place(ref: Reference, st: _Staged, name: str | None) -> str | None:
+    """The output's definition at the place `name` has among R's top-level definitions.
+
+    A renamed copy keeps R's text in order, so its k-th definition is R's k-th; used only when
+    both define equally many operators (a model's own module rarely does)."""
+    if not name:
+        return None
+    ref_defs = [m.group(1) for text in ref.files.values() for m in _TOP_DEFINITION.finditer(text)]
+    out_defs = [m.group(1) for text in st.out_files.values()
+                for m in _TOP_DEFINITION.finditer(text)]
+    if name not in ref_defs or len(ref_defs) != len(out_defs):
+        return None
+    found = out_defs[ref_defs.index(name)]
+    return found if found in st.out_shape.definitions else None
+
+
 def _entry_points(st: _Staged, ref: Reference) -> None:
     """The output's initial predicate, next-state action and spec formula names.
 
     The prompt asks for `Init`, `Next`, `Spec`; a module that names them otherwise (as many
-    published references do) is read through the reference cfg's INIT/NEXT names or through a
-    `Spec`-shaped formula (`Name == I /\\ [][N]_v ...`) named `Spec` or like R's SPECIFICATION.
+    published references do) is read through the reference cfg's names, through the definition
+    at the same place as R's (a renamed copy), or through a `Spec`-shaped formula
+    (`Name == I /\\ [][N]_v ...`).
     """
     defs = st.out_shape.definitions
     text = "\n".join(st.out_files.values())
@@ -268,10 +288,16 @@ def _entry_points(st: _Staged, ref: Reference) -> None:
         if name and name in defs:
             st.out_spec = name
             break
+    else:
+        st.out_spec = _same_place(ref, st, ref.cfg.specification)
     if ref.cfg.init in defs and ref.cfg.next in defs:
         st.out_init, st.out_next = ref.cfg.init, ref.cfg.next
         return
     if {"Init", "Next"} <= defs:
+        return
+    init, nxt = _same_place(ref, st, ref.cfg.init), _same_place(ref, st, ref.cfg.next)
+    if init and nxt:
+        st.out_init, st.out_next = init, nxt
         return
     parts = _formula_parts(text, st.out_spec) if st.out_spec else None
     if parts is None:  # any Spec-shaped formula, e.g. a renamed copy's `TQ == Xini /\ [][Xnxt]_v`

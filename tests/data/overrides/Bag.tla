@@ -12,6 +12,8 @@ Drop == /\ bag # <<>>
         /\ bag' = Tail(bag)
         /\ count' = count
 Next == (\E i \in Items : Add(i)) \/ Drop
+Stay == UNCHANGED <<bag, count>>
+Frozen == Init /\ [][Stay]_<<bag, count>>
 Bag == Init /\ [][Next]_<<bag, count>>
 TypeOK == bag \in Seq(Items \cup {Empty}) /\ count \in 0 .. Cap * 3
 ====
