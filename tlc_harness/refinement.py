@@ -236,15 +236,39 @@ def _value_overrides(ref: Reference, st: _Staged) -> list[tuple[str, str, str]]:
     return out
 
 
-def _out_value_override(st: _Staged, name: str, value: str, home: str,
-                        qualify: bool = False) -> str | None:
-    """The cfg right-hand side giving the output's own `name` R's value (None: no such name).
+def _out_module(ref: Reference, st: _Staged, module: str) -> str | None:
+    """The staged name of the output's copy of R's module `module`: same name, or (a renamed
+    copy, as many modules with the main one at the same place) the module at the same place."""
+    if module in st.module_table:
+        return st.module_table[module]
+    ref_mods = [f[:-4] for f in ref.files]
+    out_mods = [f[:-4] for f in st.out_files]
+    if module in ref_mods and ref.main in ref_mods and len(ref_mods) == len(out_mods) \
+            and ref_mods.index(ref.main) == out_mods.index(st.out_main):
+        return out_mods[ref_mods.index(module)]
+    return None
+
+
+def _out_name(ref: Reference, st: _Staged, name: str) -> str | None:
+    """The output's name for R's definition `name` (standard operators keep theirs)."""
+    if name in st.out_shape.definitions or name in standard_names():
+        return name
+    return _same_place(ref, st, name)
+
+
+def _out_value_override(ref: Reference, st: _Staged, name: str, value: str, home: str,
+                        qualify: bool = False) -> tuple[str, str] | None:
+    """The cfg entry giving the output's copy of R's `name` R's value (None: it has none).
 
     In the output's copy of R's module `home` when it has one, else in its main module."""
-    if home in st.module_table:
-        return f"[{st.module_table[home]}] {value}"
-    if name in st.out_shape.definitions:
-        return f"[{st.out_main}] {value}" if qualify else value
+    out_name = _out_name(ref, st, name)
+    module = _out_module(ref, st, home)
+    if out_name is None:
+        return None
+    if module:
+        return out_name, f"[{module}] {value}"
+    if out_name in st.out_shape.definitions:
+        return out_name, (f"[{st.out_main}] {value}" if qualify else value)
     return None
 
 
@@ -270,8 +294,7 @@ def _same_place(ref: Reference, st: _Staged, name: str | None) -> str | None:
                 for m in _TOP_DEFINITION.finditer(text)]
     if name not in ref_defs or len(ref_defs) != len(out_defs):
         return None
-    found = out_defs[ref_defs.index(name)]
-    return found if found in st.out_shape.definitions else None
+    return out_defs[ref_defs.index(name)]
 
 
 def _entry_points(st: _Staged, ref: Reference) -> None:
@@ -289,14 +312,15 @@ def _entry_points(st: _Staged, ref: Reference) -> None:
             st.out_spec = name
             break
     else:
-        st.out_spec = _same_place(ref, st, ref.cfg.specification)
+        found = _same_place(ref, st, ref.cfg.specification)
+        st.out_spec = found if found in defs else None
     if ref.cfg.init in defs and ref.cfg.next in defs:
         st.out_init, st.out_next = ref.cfg.init, ref.cfg.next
         return
     if {"Init", "Next"} <= defs:
         return
     init, nxt = _same_place(ref, st, ref.cfg.init), _same_place(ref, st, ref.cfg.next)
-    if init and nxt:
+    if init in defs and nxt in defs:
         st.out_init, st.out_next = init, nxt
         return
     parts = _formula_parts(text, st.out_spec) if st.out_spec else None
@@ -373,15 +397,22 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, cfg_values: CfgValues
             lines.append(f"AliasVal_{g} == {values[r]}")
             overrides.append((g, f"AliasVal_{g}"))
     for name, (target, arity) in cfg_values.via_ref.items():  # e.g. `Seq <- BoundedSeq`
-        if name not in st.ref_shape.constants:
-            lines.append(f"AliasOvr_{name}{_params(arity)} == {REF_INSTANCE}!{target}"
+        out_name = _out_name(ref, st, name)
+        if name not in st.ref_shape.constants and out_name:
+            lines.append(f"AliasOvr_{out_name}{_params(arity)} == {REF_INSTANCE}!{target}"
+                         f"{_params(arity)}")
+            overrides.append((out_name, f"AliasOvr_{out_name}"))
+    for name, target in cfg_values.qualified:  # `[M]t` acts in R's module M and its copy
+        module, _, rest = (x.strip() for x in target.lstrip()[1:].partition("]"))
+        out_module, out_name = _out_module(ref, st, module), _out_name(ref, st, name)
+        out_target = _out_name(ref, st, rest)
+        if out_module and out_name and out_target:
+            overrides.append((out_name, f"[{out_module}]{out_target}"))  # R's copy: no need
+        else:  # the output has no copy of M: R's definition for every module, via R's instance
+            arity = _definition_arity(ref.files, rest) or 0
+            lines.append(f"AliasOvr_{name}{_params(arity)} == {REF_INSTANCE}!{rest}"
                          f"{_params(arity)}")
             overrides.append((name, f"AliasOvr_{name}"))
-    for name, target in cfg_values.qualified:  # `[M]t` acts in R's module M and its copy
-        overrides.append((name, target))
-        module, _, rest = target.lstrip()[1:].partition("]")
-        if module.strip() in st.module_table:
-            overrides.append((name, f"[{st.module_table[module.strip()]}]{rest.strip()}"))
     defs: dict[str, list[str]] = {"inv": [], "prop": ["AliasRefSpec"], "con": [], "act": []}
     for key, names in (("inv", ref.cfg.invariants), ("prop", ref.cfg.properties),
                        ("con", ref.cfg.constraints), ("act", ref.cfg.action_constraints)):
@@ -393,9 +424,9 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, cfg_values: CfgValues
     constants = [(g, values[r]) for g, r in cand.constants.items() if r in ref_values]
     for name, value, home in _value_overrides(ref, st):
         constants.append((name, f"[{home}] {value}"))
-        out_value = _out_value_override(st, name, value, home)
-        if out_value and name not in cand.constants:
-            constants.append((name, out_value))
+        out_entry = _out_value_override(ref, st, name, value, home)
+        if out_entry and out_entry[0] not in cand.constants:
+            constants.append(out_entry)
     constants += [(mv, mv) for mv in model_values if mv not in cand.constants]
     uses_spec = st.out_spec is not None
     cfg = ModelConfig(
@@ -426,9 +457,9 @@ def _reverse(ref: Reference, st: _Staged, cand: Candidate
              f"[][{OUT_INSTANCE}!{st.out_next}]_"
              f"{_tuple([inverse_vars[g] for g in st.out_shape.variables])}",
              "===="]
-    extra = [(name, out_value) for name, value, home in _value_overrides(ref, st)
-             if name not in cand.constants
-             and (out_value := _out_value_override(st, name, value, home, qualify=True))]
+    extra = [entry for name, value, home in _value_overrides(ref, st)
+             if (entry := _out_value_override(ref, st, name, value, home, qualify=True))
+             and entry[0] not in cand.constants]
     cfg = ModelConfig(
         constants=(*ref.cfg.constants, *extra), overrides=ref.cfg.overrides, init=ref.cfg.init,
         next=ref.cfg.next, specification=ref.cfg.specification,

@@ -8,7 +8,7 @@ Init == bag \in {s \in Seq(Items) : Len(s) = 0} /\ count = 0
 Add(i) == /\ Len(bag) < Cap
           /\ bag' = Append(bag, Slot(i))
           /\ count' = count + 1
-Drop == /\ bag # <<>>
+Drop == /\ bag # <<>> /\ Head(bag) # Empty
         /\ bag' = Tail(bag)
         /\ count' = count
 Next == (\E i \in Items : Add(i)) \/ Drop
