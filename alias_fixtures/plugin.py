@@ -142,6 +142,25 @@ def alias_outcome(request: pytest.FixtureRequest, alias_case: CaseSpec) -> CaseO
     return outcome
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Resuming a run whose every case is recorded is success, not pytest's `no tests` (5)."""
+    config = session.config
+    if exitstatus != pytest.ExitCode.NO_TESTS_COLLECTED or SESSION_KEY not in config.stash:
+        return
+    alias = config.stash[SESSION_KEY]
+    if not alias.settings.resume:
+        return
+    from reports.results_file import recorded_ids
+
+    done = recorded_ids(alias.results_path) if alias.results_path.is_file() else set()
+    if done:
+        session.exitstatus = pytest.ExitCode.OK
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"ALIAS: all selected cases were already recorded "
+                                f"({len(done)} in {alias.results_path}); nothing to run")
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     if SESSION_KEY in config.stash:
         config.stash[SESSION_KEY].close()

@@ -68,6 +68,10 @@ def test_resume_skips_recorded_cases(pytester: pytest.Pytester, tasks: Path) -> 
     again.assert_outcomes(passed=2, deselected=2)
     cases = [r for r in records(pytester.path / "out") if r["kind"] == "case"]
     assert len(cases) == 4 and len({r["id"] for r in cases}) == 4
+    done = run(pytester, tasks, "--alias-model", "reference", "--alias-samples", "1",
+               "--alias-resume")
+    assert done.ret == 0  # every case recorded: success, not pytest's "no tests" (5)
+    done.stdout.fnmatch_lines(["*all selected cases were already recorded*"])
 
 
 def test_model_failures_keep_exit_zero_unless_strict(pytester: pytest.Pytester,
