@@ -14,6 +14,7 @@ are staged under distinct module names. Task files are only read.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,6 +90,22 @@ def reference_of(variant: Variant) -> Reference:
     return Reference(variant.main_module, dict(variant.modules), variant.cfg, variant.tlc_args)
 
 
+def own_modules(text: str, others: Mapping[str, str]) -> dict[str, str]:
+    """The reply's other modules that its graded module EXTENDS or INSTANCEs, transitively.
+
+    A reply may bring its own helper modules, even under a reference module's name: they are
+    the model's text, not the reference's (which never reaches the output's directory)."""
+    found: dict[str, str] = {}
+    todo = [text]
+    while todo:
+        info = analyze_module(todo.pop())
+        for name in (*info.extends, *info.instances):
+            if name in others and name not in found:
+                found[name] = others[name]
+                todo.append(others[name])
+    return found
+
+
 def _skipped(verdict: str, reason: str) -> Grade:
     return Grade(verdict, False, 0.0, reason)
 
@@ -105,12 +122,15 @@ def grade_output(harness: Harness, variant: Variant, reply: str, *,
         bad = _skipped(extraction.verdict, why)
         return CaseGrades(bad, bad, bad, None, notes)
     name, text = extraction.module_name, extraction.text
-    imported = forbidden_imports(text, variant.module_names())
+    own = own_modules(text, extraction.other_modules)
+    imported = forbidden_imports(text, variant.module_names() - set(own))
     if imported:
         bad = _skipped("forbidden_import",
                        f"the output imports reference module(s) {', '.join(imported)}")
         return CaseGrades(bad, bad, bad, name, notes)
-    spec = SpecSource(name, {f"{name}.tla": text})
+    if own:
+        notes += (f"with the reply's own module(s) {', '.join(own)}",)
+    spec = SpecSource(name, {f"{name}.tla": text, **{f"{m}.tla": t for m, t in own.items()}})
     parsed = harness.parse(spec)
     if not parsed.ok:
         verdict = Verdict.INFRA_ERROR.value if parsed.infra_error else "parse_error"

@@ -4,7 +4,8 @@ A deterministic test double for the probes and the benchmark (no network, no key
 the tasks of ``TASKS`` (default: the built-in tasks) by id and answers as a model that has seen
 their published files would:
 
-- a benchmark prompt (any condition): the task's original main module, in a ```tla fence, so
+- a benchmark prompt (any condition): the task's original modules (main first), each in a
+  ```tla fence, so
   the original condition passes and a renamed one shows the cost of recalled names;
 - a continuation prompt (``continuation:<condition>``): the true rest of the original file; for
   the renamed copy, the rest of the *original* file (recalled names where the copy has others);
@@ -59,7 +60,9 @@ class ScriptedModel:
                      for old, kind in _LISTED.findall(request.prompt.rsplit("Identifiers:", 1)[-1])}
             text = f"```json\n{json.dumps(names, indent=1)}\n```\n"
         else:
-            text = f"Here is the specification.\n\n```tla\n{original.rstrip()}\n```\n"
+            helpers = [t.rstrip() for f, t in task.modules.items() if f != task.main_file]
+            text = "Here is the specification.\n\n" + "".join(
+                f"```tla\n{t}\n```\n" for t in (original.rstrip(), *helpers))
         return Generation(text, self.model_id, "stop")
 
 

@@ -148,8 +148,8 @@ class AliasSession:
             record["prompt_sha256"] = hashlib.sha256(prompt.encode()).hexdigest()[:16]
             request = GenerationRequest(
                 case.task, case.condition, case.sample, prompt, params=self.params,
-                reference=variant.modules[f"{variant.main_module}.tla"]
-                if self.settings.model == "reference" else None)
+                reference=variant.reference_text() if self.settings.model == "reference"
+                else None)
             generation = self.model.generate(request)
             record["generation"] = generation.to_json()
             record["output_sha256"] = hashlib.sha256(generation.text.encode()).hexdigest()

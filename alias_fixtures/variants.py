@@ -58,6 +58,11 @@ class Variant:
     def module_names(self) -> frozenset[str]:
         return frozenset(Path(name).stem for name in self.modules)
 
+    def reference_text(self) -> str:
+        """Every module of the reference, the main one first (what the `reference` model says)."""
+        main = f"{self.main_module}.tla"
+        return "\n\n".join([self.modules[main], *(t for f, t in self.modules.items() if f != main)])
+
 
 @dataclass(frozen=True)
 class Verification:
