@@ -57,7 +57,8 @@ def test_answer_with_other_names_accepted(harness: Harness) -> None:
 
 
 def test_renamed_copy_read_through_the_definitions_at_the_same_place(harness: Harness) -> None:
-    """Its `Frozen` (a Spec-shaped decoy) comes first; the copy's formula at `Bag`'s place wins."""
+    """Its `Frozen` (a Spec-shaped decoy) comes first and `Spec` is another formula; the
+    copy's formula at the place of `Bag` (the cfg's SPECIFICATION) wins."""
     table = {"Init": "Strt", "Next": "Step", "Bag": "Sak", "Frozen": "Glacia", "Stay": "Halt",
              "MCBag": "MCSak", "Empty": "Vacnt", "Items": "Thngs", "MCItems": "MCThngs",
              "BoundedSeq": "LimitedSeq"}  # `[Bag]` and `Empty` reach the copy's Sak and Vacnt

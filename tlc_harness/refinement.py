@@ -307,13 +307,11 @@ def _entry_points(st: _Staged, ref: Reference) -> None:
     """
     defs = st.out_shape.definitions
     text = "\n".join(st.out_files.values())
-    for name in (ref.cfg.specification, "Spec"):  # R's own name first: `Spec` may be another
+    # R's own name first, then its place (`Spec` may be another formula: LSpec == Spec /\ L)
+    for name in (ref.cfg.specification, _same_place(ref, st, ref.cfg.specification), "Spec"):
         if name and name in defs:
             st.out_spec = name
             break
-    else:
-        found = _same_place(ref, st, ref.cfg.specification)
-        st.out_spec = found if found in defs else None
     if ref.cfg.init in defs and ref.cfg.next in defs:
         st.out_init, st.out_next = ref.cfg.init, ref.cfg.next
         return

@@ -14,6 +14,7 @@ Drop == /\ bag # <<>> /\ Head(bag) # Empty
 Next == (\E i \in Items : Add(i)) \/ Drop
 Stay == UNCHANGED <<bag, count>>
 Frozen == Init /\ [][Stay]_<<bag, count>>
+Spec == Frozen
 Bag == Init /\ [][Next]_<<bag, count>>
 TypeOK == bag \in Seq(Items \cup {Empty}) /\ count \in 0 .. Cap * 3
 ====
