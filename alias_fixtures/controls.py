@@ -53,9 +53,10 @@ def _grade(harness: Harness, task: Task, kind: str, must_accept: bool, files: di
                          (detail + "; " if detail else "") + result.reason)
 
 
-def self_control(harness: Harness, task: Task) -> ControlResult:
+def self_control(harness: Harness, task: Task, limit: int = DEFAULT_LIMIT) -> ControlResult:
     """The reference against itself (defines the grade's coverage)."""
-    return _grade(harness, task, "self", True, dict(task.modules), task.main_module)
+    return _grade(harness, task, "self", True, dict(task.modules), task.main_module,
+                  limit=limit)
 
 
 def renamed_control(harness: Harness, task: Task, seed: int | str = 0) -> ControlResult | None:

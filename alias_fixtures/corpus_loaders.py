@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,13 @@ def _examples_task(folder: Path, spec_dir: str, module_file: str, cfg_file: str,
                 source=f"tlaplus/Examples {spec_dir}", licence="MIT",
                 pluscal="--algorithm" in tla[module_file] or "--fair" in tla[module_file],
                 expected_distinct_states=extra.get("distinct_states"), root=folder, extra=extra)
+
+
+def shared_corpus(checkout: str | Path) -> Path | None:
+    """`../shared/corpus` beside a checkout (or `$ALIAS_SHARED_CORPUS`), if it is there."""
+    env = os.environ.get("ALIAS_SHARED_CORPUS")
+    path = Path(env) if env else Path(checkout).resolve().parent / "shared" / "corpus"
+    return path if path.is_dir() else None
 
 
 def load_examples(root: str | Path, *, passing_only: bool = True) -> list[Task]:

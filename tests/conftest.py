@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from alias_fixtures.corpus_loaders import shared_corpus as find_shared_corpus
 from tlc_harness.runner import Harness
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,9 +16,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 def shared_corpus() -> Path | None:
     """`../shared/corpus` beside the checkout (or ALIAS_SHARED_CORPUS), if present."""
-    env = os.environ.get("ALIAS_SHARED_CORPUS")
-    path = Path(env) if env else ROOT.parent / "shared" / "corpus"
-    return path if path.is_dir() else None
+    return find_shared_corpus(ROOT)
 
 
 @pytest.fixture(scope="session")
