@@ -14,7 +14,7 @@ import pytest
 
 from tlc_harness.cfg import parse_cfg
 from tlc_harness.mapping import SpecShape, candidate_mappings, infer_types
-from tlc_harness.refinement import Reference, behavior_grade
+from tlc_harness.refinement import Reference, _definition_body, behavior_grade
 from tlc_harness.rename import rename_module_names, rename_modules
 from tlc_harness.runner import Harness
 
@@ -96,3 +96,11 @@ def test_identical_names_are_tried_first_whatever_the_inferred_types() -> None:
 ])
 def test_constant_type_from_its_uses(text: str, kind: str) -> None:
     assert infer_types({"M.tla": text}, [], ["Missing"], None)["Missing"] == kind
+
+
+def test_definition_body_may_start_on_the_next_line() -> None:
+    toolbox = ('---- MODULE MC ----\nEXTENDS Base\n\\* CONSTANT definitions\n'
+               'const_1 == \n{"r1","r2"}\n----\nconst_2 ==\n  {4,5}\n\\* note\nX == 1\n====\n')
+    assert _definition_body({"MC.tla": toolbox}, "const_1") == '{"r1","r2"}'
+    assert _definition_body({"MC.tla": toolbox}, "const_2") == "{4,5}"
+    assert _definition_body({"MC.tla": toolbox}, "X") == "1"

@@ -157,10 +157,16 @@ def _label_sub(ref_var: str, table: str, var: str, is_function: bool) -> str:
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+#: What starts the next unit of a module at the beginning of a line (a body may start on the
+#: line after `==`, as the Toolbox writes `const_1 ==\n{"r1", "r2"}`).
+_NEXT_UNIT = (r"(?:[A-Za-z_]\w*\s*(?:\(|==)|-{4}|={4}|\(\*|\\\*|ASSUMES?\b|VARIABLES?\b|"
+              r"CONSTANTS?\b|THEOREM\b|LOCAL\b|INSTANCE\b|RECURSIVE\b)")
+
+
 def _definition_body(files: Mapping[str, str], name: str) -> str | None:
     """The right-hand side of a zero-argument top-level definition `name == e`."""
     for text in files.values():
-        hit = re.search(rf"^{re.escape(name)}\s*==\s*(.*?)(?=^\S|\Z)", text, re.M | re.S)
+        hit = re.search(rf"^{re.escape(name)}\s*==\s*(.*?)(?=^{_NEXT_UNIT}|\Z)", text, re.M | re.S)
         if hit:
             body = re.sub(r"\\\*[^\n]*", "", hit.group(1)).strip()
             return " ".join(body.split())
@@ -206,7 +212,7 @@ def _constant_values(ref: Reference) -> tuple[CfgValues, str | None]:
             return CfgValues(values), (f"the reference cfg overrides {name} with {target}, "
                                        "which no reference module defines")
         body = _definition_body(ref.files, target) if arity == 0 else None
-        if body is not None and all(w in allowed for w in _IDENT.findall(body)):
+        if body and all(w in allowed for w in _IDENT.findall(body)):
             values[name] = body
         else:
             via_ref[name] = (target, arity)
