@@ -193,3 +193,16 @@ def test_behaves_differently_keeps_only_changed_state_counts(harness: Harness) -
     assert kept
     broken = Mutant("number", "made up", text.replace("==", "=", 1))
     assert not behaves_differently(harness, task.modules, task.cfg, broken, states)
+
+
+def test_a_mutant_of_an_invariant_alone_is_not_kept(harness: Harness) -> None:
+    """TLC stops at the violation with fewer states, but the behaviors are the original's."""
+    task = TASKS["hour_clock"]
+    states = task.expected_distinct_states
+    assert states is not None
+    text = _text(task)
+    assert "hr \\in 1..12" in text
+    weaker = Mutant("number", "TypeOK", text.replace("hr \\in 1..12", "hr \\in 1..11"))
+    assert not behaves_differently(harness, task.modules, task.cfg, weaker, states)
+    deadlocking = Mutant("drop_disjunct", "Next", text.replace("Next == Tick", "Next == FALSE"))
+    assert behaves_differently(harness, task.modules, task.cfg, deadlocking, states)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import tree_sitter
 
@@ -376,16 +376,20 @@ def behaves_differently(harness: Harness, task_spec_files: Mapping[str, str], cf
                         timeout: float | None = None) -> bool:
     """Keep a mutant only if TLC reports a different number of reachable states (DESIGN.md 8).
 
-    The mutant replaces its module among the task's files and runs with the task's cfg. Only a
-    complete run (no timeout) whose verdict carries a state count counts: `ok` (a vacuous run
-    with 0 states included), `invariant_violated`, `property_violated` or `deadlock` with a
-    distinct-state count unlike `original_states`. Parse, config, evaluation errors, timeouts
-    and infrastructure errors are not kept: they say nothing about behavior.
+    The mutant replaces its module among the task's files and runs with the task's cfg. A run
+    stopped by a violated invariant or property or by a deadlock has not counted every reachable
+    state (a mutant of a property alone stops it early while its behaviors are the original's),
+    so it is run again without invariants, properties and deadlock check, and that complete
+    count is compared. Parse, config, evaluation errors, timeouts and infrastructure errors are
+    not kept: they say nothing about behavior.
     """
     main = module_name_of(mutant.text)
     if main is None:
         return False
-    files = {**task_spec_files, f"{main}.tla": mutant.text}
-    result = harness.check(SpecSource(main, files), cfg, tlc_args=tlc_args, timeout=timeout)
-    return (result.verdict in COUNTED_VERDICTS and not result.partial
+    spec = SpecSource(main, {**task_spec_files, f"{main}.tla": mutant.text})
+    result = harness.check(spec, cfg, tlc_args=tlc_args, timeout=timeout)
+    if result.verdict in COUNTED_VERDICTS and result.verdict is not Verdict.OK:
+        explore = replace(cfg, invariants=(), properties=(), check_deadlock=False)
+        result = harness.check(spec, explore, tlc_args=tlc_args, timeout=timeout)
+    return (result.verdict is Verdict.OK and not result.partial
             and result.distinct_states is not None and result.distinct_states != original_states)
