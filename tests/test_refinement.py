@@ -104,3 +104,12 @@ def test_definition_body_may_start_on_the_next_line() -> None:
     assert _definition_body({"MC.tla": toolbox}, "const_1") == '{"r1","r2"}'
     assert _definition_body({"MC.tla": toolbox}, "const_2") == "{4,5}"
     assert _definition_body({"MC.tla": toolbox}, "X") == "1"
+
+
+def test_answer_whose_specification_has_no_initial_state_rejected(harness: Harness) -> None:
+    """A run with no state is no evidence: forward fails (not vacuously passes, then reverse)."""
+    vacuous = ANSWER.replace("Init == items", "Init == FALSE /\\ items")
+    assert vacuous != ANSWER
+    result = behavior_grade(harness, REF, {"Bag.tla": vacuous}, "Bag")
+    assert result.verdict == "forward_fail", result.reason
+    assert any("vacuous" in a.forward for a in result.attempts)

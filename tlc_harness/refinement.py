@@ -525,6 +525,10 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
         src, cfg = _forward(ref, st, cand, values)
         fwd = harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout, compat=True)
         runs += 1
+        if fwd.verdict is Verdict.OK and fwd.vacuous:  # no initial state: nothing refines R
+            attempts.append(Attempt(cand.to_json(), "vacuous (the output has no initial state)",
+                                    None, time.monotonic() - t0))
+            continue
         if fwd.verdict is not Verdict.OK:
             if fwd.verdict in UNDECIDED_VERDICTS:
                 undecided = undecided or f"forward check under {cand.describe()}: {_label(fwd)}"
