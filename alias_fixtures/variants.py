@@ -73,6 +73,11 @@ class Verification:
     renamed_states: int | None
     reason: str | None = None
     seconds: float = 0.0
+    limited: bool = False  # a TLC run hit a time, memory or infrastructure limit: not cached
+
+
+#: Verdicts of a run cut short by a limit, not by the spec.
+LIMIT_VERDICTS = frozenset({Verdict.TIMEOUT, Verdict.RESOURCE_LIMIT, Verdict.INFRA_ERROR})
 
 
 def task_seed(run_seed: int | str, task_id: str) -> int:
@@ -138,7 +143,8 @@ def verify_variant(harness: Harness, variant: Variant, original: CheckResult) ->
     """SANY ok, TLC ok with the renamed cfg, and the original's distinct-state count."""
     if original.verdict is not Verdict.OK or original.distinct_states is None:
         return Verification(False, original.distinct_states, None,
-                            f"the original does not pass TLC ({original.verdict.value})")
+                            f"the original does not pass TLC ({original.verdict.value})",
+                            limited=original.verdict in LIMIT_VERDICTS)
     parsed = harness.parse(variant.spec())
     if not parsed.ok:
         return Verification(False, original.distinct_states, None,
@@ -150,7 +156,7 @@ def verify_variant(harness: Harness, variant: Variant, original: CheckResult) ->
         why = checked.violated or ", ".join(checked.missing_names) or checked.detail[:200]
         return Verification(False, original.distinct_states, checked.distinct_states,
                             f"TLC on the renamed task: {checked.verdict.value} {why}".strip(),
-                            seconds)
+                            seconds, limited=checked.verdict in LIMIT_VERDICTS)
     if checked.distinct_states != original.distinct_states:
         return Verification(False, original.distinct_states, checked.distinct_states,
                             "distinct-state counts differ", seconds)
@@ -213,9 +219,9 @@ def build_variant(harness: Harness, task: Task, condition: str, *, seed: int | s
         ok = original.verdict is Verdict.OK
         verification = Verification(ok, original.distinct_states, original.distinct_states,
                                     None if ok else f"TLC: {original.verdict.value}",
-                                    original.seconds)
+                                    original.seconds, limited=original.verdict in LIMIT_VERDICTS)
     else:
         verification = verify_variant(harness, variant, original)
-    if store:
+    if store and not verification.limited:  # a limit says nothing about the variant
         store.put(key, variant, verification)
     return variant, verification

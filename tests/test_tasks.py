@@ -9,6 +9,7 @@ import pytest
 
 from alias_fixtures.corpus_loaders import load_examples, load_tasks, load_tlabench
 from alias_fixtures.tasks import TaskError, builtin_tasks, load_task, load_task_dir, task_modules
+from tlc_harness.runner import Harness
 
 CLOCK = "---- MODULE Clock ----\nEXTENDS Naturals\nVARIABLE h\nInit == h = 1\n" \
         "Next == h' = IF h = 3 THEN 1 ELSE h + 1\nSpec == Init /\\ [][Next]_h\n====\n"
@@ -117,3 +118,21 @@ def test_tlabench_layout(tmp_path: Path) -> None:
     assert task.description == "A declarative text."
     (other,) = load_tlabench(tmp_path, style="intent_gpt")
     assert other.description == "An intent."
+
+
+def test_a_verification_cut_short_by_a_limit_is_not_cached(harness: Harness,
+                                                           tmp_path: Path) -> None:
+    """A resource limit under load says nothing about the variant: the next run checks again."""
+    import dataclasses
+
+    from alias_fixtures.variants import VariantStore, build_variant, check_original
+    from tlc_harness.results import Verdict
+
+    task = next(t for t in builtin_tasks() if t.id == "barrier_sync")
+    limited = dataclasses.replace(check_original(harness, task), verdict=Verdict.RESOURCE_LIMIT)
+    store = VariantStore(tmp_path / "variants")
+    _, verification = build_variant(harness, task, "random", store=store, original=limited)
+    assert not verification.verified and verification.limited
+    assert not list((tmp_path / "variants").glob("*.json"))
+    _, again = build_variant(harness, task, "random", store=store)
+    assert again.verified and list((tmp_path / "variants").glob("*.json"))
