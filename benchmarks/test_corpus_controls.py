@@ -65,37 +65,33 @@ def _params() -> list[Any]:
     return params
 
 
-def has_behavior(task: Task) -> bool:
-    return bool(task.cfg.specification or (task.cfg.init and task.cfg.next))
-
-
 _SELF: dict[str, ControlResult] = {}
 
 
-def covered(harness: Harness, task: Task) -> bool:
-    """Whether the reference passes against itself (computed once per process)."""
+def own_check(harness: Harness, task: Task) -> ControlResult:
+    """The reference against itself (computed once per process)."""
     if task.id not in _SELF:
         _SELF[task.id] = self_control(harness, task)
-    return _SELF[task.id].correct
+    return _SELF[task.id]
 
 
 def _covered_task(harness: Harness, task_id: str) -> Task:
     task = _tasks()[task_id]
-    if not has_behavior(task):
+    if not task.cfg.has_behavior:
         pytest.skip("a constant model: no behavior to grade")
     if task_id in KNOWN_UNCOVERED:
         pytest.skip(KNOWN_UNCOVERED[task_id])
-    if not covered(harness, task):
-        pytest.fail(f"the reference fails against itself: {_SELF[task_id].detail}")
+    own = own_check(harness, task)
+    if not own.correct:
+        pytest.fail(f"the reference fails against itself: {own.detail}")
     return task
 
 
 @pytest.mark.parametrize("task_id", _params())
 def test_corpus_reference_accepted_against_itself(bench_harness: Harness, task_id: str) -> None:
     task = _tasks()[task_id]
-    result = _SELF.get(task_id) or self_control(bench_harness, task)
-    _SELF[task_id] = result
-    if has_behavior(task):
+    result = own_check(bench_harness, task)
+    if task.cfg.has_behavior:
         assert result.verdict == "ok", result.detail
     else:
         assert result.verdict == "not_covered", result.detail

@@ -70,7 +70,7 @@ def run_suite(harness: Harness, name: str, tasks: list[Task], args: argparse.Nam
         print(f"[{name} {i}/{len(tasks)}] {task.id}: {len(muts)} mutants kept of {made}, "
               f"{len(bad)} wrong, {time.monotonic() - t0:.1f} s", flush=True)
     by_kind = {k: [r for r in results if r.kind == k] for k in ("renamed", "operators", "mutant")}
-    behaving = [t for t in tasks if t.cfg.specification or (t.cfg.init and t.cfg.next)]
+    behaving = [t for t in tasks if t.cfg.has_behavior]
     log += [f"- {name}: {f}" for f in failures]
     seconds = [r.seconds for r in results]
     return {

@@ -236,6 +236,11 @@ class ModelConfig:
             out.setdefault(name, kind)
         return out
 
+    @property
+    def has_behavior(self) -> bool:
+        """Whether the cfg names a SPECIFICATION or INIT and NEXT (else: a constant model)."""
+        return bool(self.specification or (self.init and self.next))
+
     def model_values(self) -> frozenset[str]:
         """Identifiers used as values in constant assignments (``p1`` in ``P = {p1}``)."""
         found: set[str] = set()

@@ -500,7 +500,7 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
                    timeout: float | None = None) -> BehaviorResult:
     """Search mappings and run the forward and reverse checks (R must pass its own check)."""
     start = time.monotonic()
-    if not (ref.cfg.specification or (ref.cfg.init and ref.cfg.next)):
+    if not ref.cfg.has_behavior:
         return BehaviorResult("not_covered", None, "the reference has no behavior: its cfg "
                               "names no SPECIFICATION nor INIT and NEXT (a constant model: "
                               "grade it by name)", 0.0)
