@@ -75,19 +75,21 @@ class _Handler(BaseHTTPRequestHandler):
         reply = api.take(Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
         try:
             time.sleep(reply.delay)
-            if reply.drop:
-                self.close_connection = True
-                return
-            payload = json.dumps(reply.body).encode()
-            self.send_response(reply.status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(payload)))
-            for name, value in reply.headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(payload)
         finally:
+            # Leave the in-flight count before answering: once the client can read the answer
+            # it may send its next request, and the count must not lag behind it.
             api.done()
+        if reply.drop:
+            self.close_connection = True
+            return
+        payload = json.dumps(reply.body).encode()
+        self.send_response(reply.status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(payload)))
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base signature
         """Stay quiet."""
