@@ -9,6 +9,7 @@ Run as `python -m tlc_harness.jvm_worker`; never imported by the parent.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -39,6 +40,20 @@ class _Jvm:
         self.FileOutputStream = jpype.JClass("java.io.FileOutputStream")
         url_cls = jpype.JClass("java.net.URL")
         self.URLClassLoader = jpype.JClass("java.net.URLClassLoader")
+        self.Class = jpype.JClass("java.lang.Class")
+        self.String = jpype.JClass("java.lang.String")
+        self.Integer = jpype.JClass("java.lang.Integer")
+        self.ClassArray = jpype.JArray(self.Class)
+        self.Void = jpype.JClass("java.lang.Void")
+        self.Boolean = jpype.JClass("java.lang.Boolean")
+        self.MethodHandles = jpype.JClass("java.lang.invoke.MethodHandles")
+        self.MethodType = jpype.JClass("java.lang.invoke.MethodType")
+        self.StringArrayClass = jpype.JArray(jpype.JString)([]).getClass()
+        self.ArrayList = jpype.JClass("java.util.ArrayList")
+        self.ManagementFactory = jpype.JClass("java.lang.management.ManagementFactory")
+        self.ObjectName = jpype.JClass("javax.management.ObjectName")
+        self.rmi_targets = self._rmi_targets()
+        self.ObjectArray = jpype.JArray(jpype.JObject)
         self.urls = jpype.JArray(url_cls)([jpype.JClass("java.io.File")(cfg["jar"]).toURI().toURL()])
         self.sany_loader = self.URLClassLoader(self.urls, None)
         self.java_version = str(self.System.getProperty("java.runtime.version"))
@@ -92,25 +107,120 @@ class _Jvm:
         finally:
             self._restore(saved)
 
+    def _tlc_entry(self, loader: Any) -> Any:
+        """A method handle `(String[]) -> int` that runs one TLC inside `loader`.
+
+        It does `t = new TLC(); if (!t.handleParameters(args)) return -1;
+        t.setResolver(new SimpleFilenameToStream()); return t.process();` without any object of
+        a TLC class reaching Python: JPype caches a wrapper type for the class of every object
+        it sees, for the JVM's life, and that cache would keep each run's class loader, classes
+        and TLC's static state alive (the heap filled up after a hundred or so runs).
+        """
+        mh = self.MethodHandles
+        lookup = mh.publicLookup()
+
+        def cls(name: str) -> Any:
+            return self.Class.forName(name, True, loader)
+
+        def mtype(ret: Any, *params: Any) -> Any:
+            return self.MethodType.methodType(ret, self.ClassArray(list(params)))
+
+        tlc, args = cls("tlc2.TLC"), self.StringArrayClass
+        resolver = cls("util.SimpleFilenameToStream")
+        void, boolean, integer = self.Void.TYPE, self.Boolean.TYPE, self.Integer.TYPE
+        new_tlc = lookup.findConstructor(tlc, mtype(void))
+        handle_parameters = lookup.findVirtual(tlc, "handleParameters", mtype(boolean, args))
+        files = cls("util.FilenameToStream")
+        set_resolver = lookup.findVirtual(tlc, "setResolver", mtype(void, files))
+        process = lookup.findVirtual(tlc, "process", mtype(integer))
+        new_resolver = lookup.findConstructor(resolver, mtype(void)).asType(mtype(files))
+        with_resolver = mh.collectArguments(set_resolver, 1, new_resolver)   # (TLC) void
+        run = mh.foldArguments(process, with_resolver)                       # (TLC) int
+        run = mh.dropArguments(run, 1, self.ClassArray([args]))              # (TLC, String[]) int
+        refused = mh.dropArguments(mh.constant(integer, self.Integer.valueOf(-1)), 0,
+                                   self.ClassArray([tlc, args]))
+        checked = mh.guardWithTest(handle_parameters, run, refused)          # (TLC, String[]) int
+        return mh.collectArguments(checked, 0, new_tlc)                      # (String[]) int
+
     def tlc(self, req: dict[str, Any]) -> dict[str, Any]:
         jpype = self.jpype
         self.System.setProperty("java.io.tmpdir", req["tmp"])
         saved = self._redirect(req["out"])
+        loader = self.URLClassLoader(self.urls, None)
         try:
-            loader = self.URLClassLoader(self.urls, None)
-            tool_io = jpype.JClass("util.ToolIO", loader=loader)
-            tool_io.setUserDir(req["dir"])
-            tlc_cls = jpype.JClass("tlc2.TLC", loader=loader)
-            exit_status = jpype.JClass("tlc2.output.EC$ExitStatus", loader=loader)
-            resolver = jpype.JClass("util.SimpleFilenameToStream", loader=loader)
-            tlc = tlc_cls()
-            if not tlc.handleParameters(jpype.JArray(jpype.JString)(req["args"])):
+            tool_io = self.Class.forName("util.ToolIO", True, loader)
+            tool_io.getMethod("setUserDir", self.ClassArray([self.String])).invoke(
+                None, self.ObjectArray([jpype.JString(req["dir"])]))
+            argv = jpype.JArray(jpype.JString)(req["args"])
+            code = int(self._tlc_entry(loader).invokeWithArguments(self.ObjectArray([argv])))
+            if code == -1:
                 return {"rc": 1}
-            tlc.setResolver(resolver())
-            code = int(tlc.process())
-            return {"rc": int(exit_status.errorConstantToExitStatus(code))}
+            status = self.Class.forName("tlc2.output.EC$ExitStatus", True, loader).getMethod(
+                "errorConstantToExitStatus", self.ClassArray([self.Integer.TYPE]),
+            ).invoke(None, self.ObjectArray([self.Integer.valueOf(code)]))
+            return {"rc": int(status)}
         finally:
             self._restore(saved)
+            self._release(loader)
+            loader.close()
+
+    def _release(self, loader: Any) -> None:
+        """Drop what a finished TLC run left registered JVM-wide, so its loader can be collected.
+
+        TLC registers management beans and exports its fingerprint sets over RMI and leaves both
+        behind; either keeps the run's classes and tables alive.
+        """
+        jpype = self.jpype
+        server = self.ManagementFactory.getPlatformMBeanServer()
+        for name in server.queryNames(self.ObjectName("tlc2*:*"), None):
+            with contextlib.suppress(jpype.JException):
+                server.unregisterMBean(name)
+        if self.rmi_targets is None:
+            return
+        table, lock, impl_class, unexport = self.rmi_targets
+        with jpype.synchronized(lock):
+            targets = list(self.ArrayList(table.values()))
+        for target in targets:
+            with contextlib.suppress(jpype.JException):
+                owner = impl_class.invokeWithArguments(self.ObjectArray([target]))
+                if loader.equals(owner.getClassLoader()):
+                    unexport.invokeWithArguments(self.ObjectArray([target, jpype.JBoolean(True)]))
+
+    def _rmi_targets(self) -> tuple[Any, Any, Any, Any] | None:
+        """RMI's export table and handles to unexport an entry without Python seeing the object.
+
+        Needs `--add-opens java.rmi/sun.rmi.transport`; without it, None (runs still work, the
+        parent recycles a worker whose heap fills up).
+        """
+        jpype = self.jpype
+        try:
+            mh = self.MethodHandles
+            lookup = mh.lookup()
+            table_cls = self.Class.forName("sun.rmi.transport.ObjectTable")
+            target_cls = self.Class.forName("sun.rmi.transport.Target")
+
+            def field(name: str) -> Any:
+                found = table_cls.getDeclaredField(name)
+                found.setAccessible(True)
+                return found.get(None)
+
+            get_impl = target_cls.getDeclaredMethod("getImpl", self.ClassArray([]))
+            get_impl.setAccessible(True)
+            remote = self.Class.forName("java.rmi.Remote")
+            unexport = table_cls.getDeclaredMethod(
+                "unexportObject", self.ClassArray([remote, self.Boolean.TYPE]))
+            impl = lookup.unreflect(get_impl)                                    # (Target) Remote
+            get_class = lookup.findVirtual(
+                self.Class.forName("java.lang.Object"), "getClass",
+                self.MethodType.methodType(self.Class, self.ClassArray([])))
+            impl_class = mh.filterReturnValue(
+                impl.asType(self.MethodType.methodType(
+                    self.Class.forName("java.lang.Object"), self.ClassArray([target_cls]))),
+                get_class)                                                       # (Target) Class
+            drop = mh.collectArguments(lookup.unreflect(unexport), 0, impl)     # (Target, bool)
+            return field("objTable"), field("tableLock"), impl_class, drop
+        except jpype.JException:
+            return None
 
 
 def main() -> None:

@@ -111,6 +111,8 @@ class Harness:
         major = self.toolchain.java_major
         if for_pool and major >= 22:
             flags.append("--enable-native-access=ALL-UNNAMED")
+        if for_pool and major >= 9:  # lets the worker unexport what each TLC run leaves in RMI
+            flags.append("--add-opens=java.rmi/sun.rmi.transport=ALL-UNNAMED")
         if not for_pool and self.settings.cds and major >= 11:
             archive = archive_for(self.toolchain)
             if archive is not None:
@@ -215,10 +217,9 @@ class Harness:
                        "tmp": str(run / "tmp")}
             reply = self._pool_call(request, limit)
             if reply is not None and reply.died:
+                # Exit 3 is the worker's heap running out (-XX:+ExitOnOutOfMemoryError); the
+                # fresh JVM, with a heap of its own, decides whether the spec itself is too big.
                 notes.append(f"JVM worker died (exit {reply.exit_code}); re-ran in a fresh JVM")
-                if reply.exit_code == 3:  # -XX:+ExitOnOutOfMemoryError
-                    return self._interpret(out, 3, reply.seconds, False, model, args, "pool",
-                                           notes)
                 reply = None
             if reply is not None:
                 answer = reply.answer or {}
