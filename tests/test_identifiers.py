@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import zipfile
 from collections.abc import Callable
@@ -24,9 +23,10 @@ from tlc_harness.identifiers import (
 )
 from tlc_harness.tla_stdlib import STANDARD_EXPORTS, STANDARD_LOCAL_NAMES
 
+from .conftest import shared_corpus
+
 DATA = Path(__file__).parent / "data" / "rename"
-CORPUS = Path(os.environ.get(
-    "ALIAS_CORPUS", Path(__file__).resolve().parents[2] / "shared/corpus/tlaplus-examples"))
+CORPUS = (shared_corpus() or Path("shared-corpus-absent")) / "tlaplus-examples"
 
 
 def _passing_models() -> list[dict[str, object]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,9 +24,10 @@ from tlc_harness.rename import (
 )
 from tlc_harness.tla_stdlib import TLA_KEYWORDS, standard_operator_names
 
+from .conftest import shared_corpus
+
 DATA = Path(__file__).parent / "data" / "rename"
-CORPUS = Path(os.environ.get(
-    "ALIAS_CORPUS", Path(__file__).resolve().parents[2] / "shared/corpus/tlaplus-examples"))
+CORPUS = (shared_corpus() or Path("shared-corpus-absent")) / "tlaplus-examples"
 needs_corpus = pytest.mark.skipif(not (CORPUS / "manifest.json").is_file(),
                                   reason="shared corpus not found")
 
