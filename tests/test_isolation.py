@@ -68,7 +68,10 @@ def test_run_sees_only_its_files(harness: Harness, tmp_path: Path) -> None:
 
 
 CHILD = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
+    # A shell that starts jobs in the background makes them ignore SIGINT; this child must
+    # behave like a program the user interrupts, whatever started the test run.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from tlc_harness.runner import Harness
     h = Harness(backend=sys.argv[1], tmp_root=sys.argv[2])
     print("started", flush=True)
@@ -82,14 +85,19 @@ def test_no_java_survives_its_caller(backend: str, sig: signal.Signals, tmp_path
     child = subprocess.Popen([sys.executable, "-c", CHILD, backend, str(tmp_path), str(ENDLESS)],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     assert child.stdout is not None
-    child.stdout.readline()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not any(
-            p != child.pid for p in processes_touching(str(tmp_path))):
-        time.sleep(0.2)
-    time.sleep(1.0)  # let TLC get going
-    assert any(p != child.pid for p in processes_touching(str(tmp_path))), "no JVM started"
-    child.send_signal(sig)
-    child.wait(timeout=30)
-    child.stdout.close()
+    try:
+        child.stdout.readline()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(
+                p != child.pid for p in processes_touching(str(tmp_path))):
+            time.sleep(0.2)
+        time.sleep(1.0)  # let TLC get going
+        assert any(p != child.pid for p in processes_touching(str(tmp_path))), "no JVM started"
+        child.send_signal(sig)
+        child.wait(timeout=30)
+    finally:  # a failure here must not leave the child to later tests
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stdout.close()
     assert wait_gone(str(tmp_path)) == []
