@@ -52,8 +52,8 @@ class _Jvm:
         self.ArrayList = jpype.JClass("java.util.ArrayList")
         self.ManagementFactory = jpype.JClass("java.lang.management.ManagementFactory")
         self.ObjectName = jpype.JClass("javax.management.ObjectName")
-        self.rmi_targets = self._rmi_targets()
         self.ObjectArray = jpype.JArray(jpype.JObject)
+        self.rmi_targets = self._rmi_targets()
         self.urls = jpype.JArray(url_cls)([jpype.JClass("java.io.File")(cfg["jar"]).toURI().toURL()])
         self.sany_loader = self.URLClassLoader(self.urls, None)
         self.java_version = str(self.System.getProperty("java.runtime.version"))
@@ -107,6 +107,9 @@ class _Jvm:
         finally:
             self._restore(saved)
 
+    def _method_type(self, ret: Any, *params: Any) -> Any:
+        return self.MethodType.methodType(ret, self.ClassArray(list(params)))
+
     def _tlc_entry(self, loader: Any) -> Any:
         """A method handle `(String[]) -> int` that runs one TLC inside `loader`.
 
@@ -122,9 +125,7 @@ class _Jvm:
         def cls(name: str) -> Any:
             return self.Class.forName(name, True, loader)
 
-        def mtype(ret: Any, *params: Any) -> Any:
-            return self.MethodType.methodType(ret, self.ClassArray(list(params)))
-
+        mtype = self._method_type
         tlc, args = cls("tlc2.TLC"), self.StringArrayClass
         resolver = cls("util.SimpleFilenameToStream")
         void, boolean, integer = self.Void.TYPE, self.Boolean.TYPE, self.Integer.TYPE
@@ -189,8 +190,8 @@ class _Jvm:
     def _rmi_targets(self) -> tuple[Any, Any, Any, Any] | None:
         """RMI's export table and handles to unexport an entry without Python seeing the object.
 
-        Needs `--add-opens java.rmi/sun.rmi.transport`; without it, None (runs still work, the
-        parent recycles a worker whose heap fills up).
+        Needs `--add-opens java.rmi/sun.rmi.transport`; without it, None: runs still work, and the
+        parent's recycling and fresh-JVM re-run after an out-of-memory death remain.
         """
         jpype = self.jpype
         try:
@@ -207,16 +208,13 @@ class _Jvm:
             get_impl = target_cls.getDeclaredMethod("getImpl", self.ClassArray([]))
             get_impl.setAccessible(True)
             remote = self.Class.forName("java.rmi.Remote")
+            obj = self.Class.forName("java.lang.Object")
             unexport = table_cls.getDeclaredMethod(
                 "unexportObject", self.ClassArray([remote, self.Boolean.TYPE]))
             impl = lookup.unreflect(get_impl)                                    # (Target) Remote
-            get_class = lookup.findVirtual(
-                self.Class.forName("java.lang.Object"), "getClass",
-                self.MethodType.methodType(self.Class, self.ClassArray([])))
-            impl_class = mh.filterReturnValue(
-                impl.asType(self.MethodType.methodType(
-                    self.Class.forName("java.lang.Object"), self.ClassArray([target_cls]))),
-                get_class)                                                       # (Target) Class
+            get_class = lookup.findVirtual(obj, "getClass", self._method_type(self.Class))
+            impl_class = mh.filterReturnValue(impl.asType(self._method_type(obj, target_cls)),
+                                              get_class)                         # (Target) Class
             drop = mh.collectArguments(lookup.unreflect(unexport), 0, impl)     # (Target, bool)
             return field("objTable"), field("tableLock"), impl_class, drop
         except jpype.JException:
