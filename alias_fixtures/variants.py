@@ -18,7 +18,7 @@ from typing import Any
 
 from tlc_harness.cfg import ModelConfig, parse_cfg
 from tlc_harness.rename import RenameError, random_rename_map, rename_cfg, rename_modules
-from tlc_harness.results import CheckResult, Verdict
+from tlc_harness.results import LIMIT_VERDICTS, CheckResult, Verdict
 from tlc_harness.runner import Harness
 from tlc_harness.spec import SpecSource
 
@@ -74,10 +74,6 @@ class Verification:
     reason: str | None = None
     seconds: float = 0.0
     limited: bool = False  # a TLC run hit a time, memory or infrastructure limit: not cached
-
-
-#: Verdicts of a run cut short by a limit, not by the spec.
-LIMIT_VERDICTS = frozenset({Verdict.TIMEOUT, Verdict.RESOURCE_LIMIT, Verdict.INFRA_ERROR})
 
 
 def task_seed(run_seed: int | str, task_id: str) -> int:

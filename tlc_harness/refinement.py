@@ -28,7 +28,7 @@ from .mapping import (
     spec_shape,
 )
 from .rename import rename_module_names
-from .results import CheckResult, TraceState, Verdict
+from .results import LIMIT_VERDICTS, CheckResult, TraceState, Verdict
 from .runner import Harness
 from .spec import SpecSource
 from .tla_stdlib import TLA_KEYWORDS, standard_names
@@ -38,7 +38,6 @@ FORWARD = "AliasForward"
 REVERSE = "AliasReverse"
 REF_INSTANCE = "AliasRef"
 OUT_INSTANCE = "AliasOutInst"
-UNDECIDED_VERDICTS = (Verdict.TIMEOUT, Verdict.RESOURCE_LIMIT, Verdict.INFRA_ERROR)
 BEHAVIOR_VERDICTS = ("ok", "forward_fail", "reverse_fail", "no_mapping", "undecided",
                      "not_covered")
 
@@ -530,7 +529,7 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
                                     None, time.monotonic() - t0))
             continue
         if fwd.verdict is not Verdict.OK:
-            if fwd.verdict in UNDECIDED_VERDICTS:
+            if fwd.verdict in LIMIT_VERDICTS:
                 undecided = undecided or f"forward check under {cand.describe()}: {_label(fwd)}"
             if not first_trace and fwd.trace:
                 first_trace = fwd.trace
@@ -547,7 +546,7 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
             return BehaviorResult("ok", cand.to_json(), f"refines both ways under "
                                   f"{cand.describe()}", time.monotonic() - start,
                                   tuple(attempts), (), runs)
-        if rev.verdict in UNDECIDED_VERDICTS:
+        if rev.verdict in LIMIT_VERDICTS:
             undecided = undecided or f"reverse check under {cand.describe()}: {_label(rev)}"
         elif rev.trace:
             first_trace = rev.trace

@@ -28,6 +28,10 @@ class Verdict(enum.StrEnum):
         return self is Verdict.INFRA_ERROR
 
 
+#: Verdicts of a run cut short by a time, memory or infrastructure limit, not by the spec.
+LIMIT_VERDICTS = frozenset({Verdict.TIMEOUT, Verdict.RESOURCE_LIMIT, Verdict.INFRA_ERROR})
+
+
 @dataclass(frozen=True)
 class TraceState:
     """One state of a counterexample: its number, the action that led to it, its variables."""
