@@ -100,6 +100,8 @@ def main() -> None:
                     help="grade each reference against itself only (no other control)")
     ap.add_argument("--mappings", type=int, default=60,
                     help="most mappings tried when a reference is graded against itself (60)")
+    ap.add_argument("--only", action="append", default=[], metavar="ID",
+                    help="only this corpus model (repeatable; ids as in the failures list)")
     ap.add_argument("--no-builtin", action="store_true", help="leave out the built-in suite")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "grader_controls.md")
     args = ap.parse_args()
@@ -111,6 +113,11 @@ def main() -> None:
             rows.append(run_suite(harness, "built-in", builtin_tasks(), args, log))
         if args.corpus:
             corpus = load_examples(args.corpus)
+            unknown = sorted(set(args.only) - {t.id for t in corpus})
+            if unknown:
+                ap.error(f"--only: no passing corpus model {', '.join(unknown)}")
+            if args.only:
+                corpus = [t for t in corpus if t.id in args.only]
             if args.max_seconds is not None:
                 slow = [t.id for t in corpus if float(t.extra.get("seconds", 0)) > args.max_seconds]
                 corpus = [t for t in corpus if t.id not in slow]
