@@ -34,6 +34,11 @@ from tlc_harness.runner import Harness
 HERE = Path(__file__).resolve().parent
 
 
+def _short(detail: str, head: int = 80, tail: int = 160) -> str:
+    """A long detail's start and end (the end holds the verdict of the last TLC run)."""
+    return detail if len(detail) <= head + tail else f"{detail[:head]} … {detail[-tail:]}"
+
+
 def run_suite(harness: Harness, name: str, tasks: list[Task], args: argparse.Namespace,
               log: list[str]) -> dict[str, object]:
     covered: list[str] = []
@@ -46,7 +51,7 @@ def run_suite(harness: Harness, name: str, tasks: list[Task], args: argparse.Nam
         results.append(own)
         if not own.correct or args.coverage_only:
             if not own.correct:
-                failures.append(f"{task.id}: self -> {own.verdict}: {own.detail[:160]}")
+                failures.append(f"{task.id}: self -> {own.verdict}: {_short(own.detail)}")
             else:
                 covered.append(task.id)
             print(f"[{name} {i}/{len(tasks)}] {task.id}: self {own.verdict}, "
@@ -66,7 +71,7 @@ def run_suite(harness: Harness, name: str, tasks: list[Task], args: argparse.Nam
         made_total += made
         results.extend(muts)
         bad = [r for r in results if r.task_id == task.id and not r.correct]
-        failures += [f"{task.id}: {r.kind} -> {r.verdict}: {r.detail[:160]}" for r in bad]
+        failures += [f"{task.id}: {r.kind} -> {r.verdict}: {_short(r.detail)}" for r in bad]
         print(f"[{name} {i}/{len(tasks)}] {task.id}: {len(muts)} mutants kept of {made}, "
               f"{len(bad)} wrong, {time.monotonic() - t0:.1f} s", flush=True)
     by_kind = {k: [r for r in results if r.kind == k] for k in ("renamed", "operators", "mutant")}
