@@ -8,12 +8,15 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tlc_harness.cfg import parse_cfg
-from tlc_harness.mapping import SpecShape, candidate_mappings, infer_types
+from tlc_harness.mapping import SpecShape, candidate_mappings, infer_types, ranked_pairs
 from tlc_harness.refinement import Reference, _definition_body, behavior_grade
 from tlc_harness.rename import rename_module_names, rename_modules
 from tlc_harness.runner import Harness
@@ -86,6 +89,25 @@ def test_identical_names_are_tried_first_whatever_the_inferred_types() -> None:
                     {"x": "any", "Missing": "int", "Nil": "any"})
     first = next(candidate_mappings(ref, out))
     assert first.constants == {"Missing": "Missing", "Nil": "Nil"}
+
+
+@given(st.integers(1, 30), st.integers(1, 30))
+def test_ranked_pairs_run_by_rank_sum_then_first_rank(n: int, m: int) -> None:
+    product = sorted(itertools.product(range(n), range(m)), key=lambda ij: (sum(ij), ij))
+    assert list(ranked_pairs(n, m)) == product
+
+
+def test_many_constants_of_one_kind_give_candidates_at_once() -> None:
+    # 14 model-value constants (btree in the corpus): their maps alone number 50,000, and the
+    # product with the variables' maps once took over 20 GB before the first candidate.
+    names = tuple(f"C{i}" for i in range(14))
+    variables = tuple(f"v{i}" for i in range(8))
+    ref = SpecShape("R", variables, names, frozenset())
+    out = SpecShape("G", variables, names, frozenset())
+    cands = list(candidate_mappings(ref, out, limit=5))
+    assert len(cands) == 5
+    assert cands[0].variables == {v: v for v in variables}
+    assert cands[0].constants == {c: c for c in names}
 
 
 @pytest.mark.parametrize(("text", "kind"), [

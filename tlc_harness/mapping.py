@@ -9,6 +9,7 @@ filtered by cheap facts, so a small budget (60 by default) is spent on plausible
 from __future__ import annotations
 
 import difflib
+import functools
 import itertools
 import re
 from collections.abc import Iterator, Mapping
@@ -159,6 +160,7 @@ def infer_types(files: Mapping[str, str], variables: list[str], constants: list[
     return types
 
 
+@functools.cache
 def _similarity(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio()
 
@@ -197,10 +199,18 @@ def candidate_mappings(ref: SpecShape, out: SpecShape, *, limit: int = DEFAULT_L
     if not var_maps or (out.constants and not const_maps):
         return
     const_maps = const_maps or [{}]
-    pairs = sorted(itertools.product(range(len(var_maps)), range(len(const_maps))),
-                   key=lambda ij: (ij[0] + ij[1], ij))
-    for i, j in itertools.islice(pairs, limit):
+    for i, j in itertools.islice(ranked_pairs(len(var_maps), len(const_maps)), limit):
         yield Candidate(var_maps[i], const_maps[j])
+
+
+def ranked_pairs(n: int, m: int) -> Iterator[tuple[int, int]]:
+    """Index pairs of two ranked lists by the sum of their ranks, then by the first rank.
+
+    Lazy: both lists may hold tens of thousands of maps, and their product does not fit in
+    memory (a corpus model with 14 model-value constants needed over 20 GB)."""
+    for total in range(n + m - 1):
+        for i in range(max(0, total - m + 1), min(total, n - 1) + 1):
+            yield i, total - i
 
 
 def shape_mismatch(ref: SpecShape, out: SpecShape) -> str | None:
