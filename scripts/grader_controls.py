@@ -90,6 +90,28 @@ def run_suite(harness: Harness, name: str, tasks: list[Task], args: argparse.Nam
     }
 
 
+def _select_corpus(ap: argparse.ArgumentParser, args: argparse.Namespace,
+                   log: list[str]) -> list[Task]:
+    """The corpus models to measure (checked before any JVM starts: a typo fails at once)."""
+    corpus = load_examples(args.corpus)
+    unknown = sorted(set(args.only) - {t.id for t in corpus})
+    if unknown:
+        ap.error(f"--only: no passing corpus model {', '.join(unknown)}")
+    if args.only:
+        corpus = [t for t in corpus if t.id in args.only]
+    if args.max_seconds is not None:
+        slow = [t.id for t in corpus if float(t.extra.get("seconds", 0)) > args.max_seconds]
+        corpus = [t for t in corpus if t.id not in slow]
+        log.append(f"- corpus: {len(slow)} model(s) over {args.max_seconds:g} s left out: "
+                   + ", ".join(slow))
+    if args.min_seconds is not None:
+        fast = [t.id for t in corpus if float(t.extra.get("seconds", 0)) <= args.min_seconds]
+        corpus = [t for t in corpus if t.id not in fast]
+        log.append(f"- corpus: {len(fast)} model(s) of {args.min_seconds:g} s or less "
+                   "left out")
+    return corpus
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--corpus", type=Path, help="a tlaplus/Examples corpus folder (optional)")
@@ -110,29 +132,16 @@ def main() -> None:
     ap.add_argument("--no-builtin", action="store_true", help="leave out the built-in suite")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "grader_controls.md")
     args = ap.parse_args()
+    if args.only and not args.corpus:
+        ap.error("--only needs --corpus")
     log: list[str] = []
     rows = []
+    corpus = _select_corpus(ap, args, log) if args.corpus else None
     started = time.monotonic()
     with Harness(tlc_timeout=args.timeout) as harness:
         if not args.no_builtin:
             rows.append(run_suite(harness, "built-in", builtin_tasks(), args, log))
-        if args.corpus:
-            corpus = load_examples(args.corpus)
-            unknown = sorted(set(args.only) - {t.id for t in corpus})
-            if unknown:
-                ap.error(f"--only: no passing corpus model {', '.join(unknown)}")
-            if args.only:
-                corpus = [t for t in corpus if t.id in args.only]
-            if args.max_seconds is not None:
-                slow = [t.id for t in corpus if float(t.extra.get("seconds", 0)) > args.max_seconds]
-                corpus = [t for t in corpus if t.id not in slow]
-                log.append(f"- corpus: {len(slow)} model(s) over {args.max_seconds:g} s left out: "
-                           + ", ".join(slow))
-            if args.min_seconds is not None:
-                fast = [t.id for t in corpus if float(t.extra.get("seconds", 0)) <= args.min_seconds]
-                corpus = [t for t in corpus if t.id not in fast]
-                log.append(f"- corpus: {len(fast)} model(s) of {args.min_seconds:g} s or less "
-                           "left out")
+        if corpus is not None:
             rows.append(run_suite(harness, "corpus", corpus, args, log))
     lines = ["# Behavior-grader controls", "",
              f"Command: `python scripts/grader_controls.py {' '.join(sys.argv[1:])}`", "",
