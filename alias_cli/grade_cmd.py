@@ -9,8 +9,8 @@ from alias_fixtures.grading import CaseGrades, Grade, ReferenceCoverage, grade_o
 from alias_fixtures.tasks import TaskError
 from alias_fixtures.variants import VariantError, build_variant
 from tlc_harness.cfg import CfgError, format_cfg
-from tlc_harness.mapping import DEFAULT_LIMIT, Candidate
-from tlc_harness.refinement import wrappers
+from tlc_harness.behavior.search import DEFAULT_LIMIT, Candidate
+from tlc_harness.behavior.wrappers import wrappers
 from tlc_harness.spec import read_text
 
 from .common import ToolchainError, add_tool_options, fail, harness_from, print_json

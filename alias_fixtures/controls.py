@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from tlc_harness.mapping import DEFAULT_LIMIT
+from tlc_harness.behavior.search import DEFAULT_LIMIT
 from tlc_harness.mutants import behaves_differently, mutants
-from tlc_harness.refinement import Reference, behavior_grade
+from tlc_harness.behavior.wrappers import Reference, behavior_grade
 from tlc_harness.rename import random_rename_map, rename_modules, renameable_names
 from tlc_harness.runner import Harness
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tlc_harness.identifiers import analyze_module
-from tlc_harness.mapping import DEFAULT_LIMIT
-from tlc_harness.refinement import BehaviorResult, Reference, behavior_grade
+from tlc_harness.behavior.search import DEFAULT_LIMIT
+from tlc_harness.behavior.wrappers import BehaviorResult, Reference, behavior_grade
 from tlc_harness.results import Verdict
 from tlc_harness.runner import Harness
 from tlc_harness.spec import SpecSource

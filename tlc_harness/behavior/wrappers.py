@@ -17,9 +17,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cfg import ModelConfig, format_cfg
-from .identifiers import analyze_task
-from .mapping import (
+from ..cfg import ModelConfig, format_cfg
+from ..identifiers import analyze_task
+from .search import (
     DEFAULT_LIMIT,
     Candidate,
     SpecShape,
@@ -27,11 +27,11 @@ from .mapping import (
     shape_mismatch,
     spec_shape,
 )
-from .rename import rename_module_names
-from .results import LIMIT_VERDICTS, CheckResult, TraceState, Verdict
-from .runner import Harness
-from .spec import SpecSource
-from .tla_stdlib import TLA_KEYWORDS, standard_names
+from ..rename import rename_module_names
+from ..results import LIMIT_VERDICTS, CheckResult, TraceState, Verdict
+from ..runner import Harness
+from ..spec import SpecSource
+from ..tla_stdlib import TLA_KEYWORDS, standard_names
 
 OUT_MODULE = "AliasOut"
 FORWARD = "AliasForward"

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from .identifiers import analyze_task, module_name_of
+from ..identifiers import analyze_task, module_name_of
 
 DEFAULT_LIMIT = 60
 
