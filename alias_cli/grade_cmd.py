@@ -9,7 +9,8 @@ from alias_fixtures.grading import CaseGrades, Grade, ReferenceCoverage, grade_o
 from alias_fixtures.tasks import TaskError
 from alias_fixtures.variants import VariantError, build_variant
 from tlc_harness.cfg import CfgError, format_cfg
-from tlc_harness.behavior.search import DEFAULT_LIMIT, Candidate
+from tlc_harness.behavior.options import DEFAULT_BUDGET, DEFAULT_LIMIT, ENGINES, BehaviorOptions
+from tlc_harness.behavior.search import Candidate
 from tlc_harness.behavior.wrappers import wrappers
 from tlc_harness.spec import read_text
 
@@ -31,8 +32,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--seed", default="0", help="run seed of the renamed variant (0)")
     p.add_argument("--primary", choices=("name", "behavior"), default="behavior",
                    help="which grade decides the exit status (behavior)")
+    p.add_argument("--engine", choices=ENGINES, default="auto",
+                   help="behavior-grade engine: graphs (state graphs, mapping inferred in "
+                   "memory), wrappers (variable bijections checked by TLC), auto (graphs "
+                   "within --graph-budget, else wrappers; the default)")
+    p.add_argument("--graph-budget", type=int, default=DEFAULT_BUDGET,
+                   help=f"most distinct states of a state graph ({DEFAULT_BUDGET})")
     p.add_argument("--mappings", type=int, default=DEFAULT_LIMIT,
-                   help=f"most mappings the behavior grade tries ({DEFAULT_LIMIT})")
+                   help=f"most mappings the wrapper engine tries ({DEFAULT_LIMIT})")
     p.add_argument("--timeout", type=float, default=300.0, help="TLC time limit per run (300)")
     p.add_argument("--explain", action="store_true",
                    help="also print the wrapper modules and cfgs of the last mapping tried")
@@ -52,8 +59,11 @@ def run(args: argparse.Namespace) -> int:
             if variant is None or not check.verified:
                 return fail(f"the {args.condition} variant of {task.id} is not verified: "
                             f"{check.reason}")
-            grades = grade_output(harness, variant, reply, coverage=ReferenceCoverage(harness),
-                                  mapping_limit=args.mappings, timeout=args.timeout)
+            options = BehaviorOptions(engine=args.engine, limit=args.mappings,
+                                      budget=args.graph_budget, timeout=args.timeout)
+            grades = grade_output(harness, variant, reply,
+                                  coverage=ReferenceCoverage(harness, options), behavior=options,
+                                  timeout=args.timeout)
     except (TaskError, VariantError, CfgError, ToolchainError, OSError, ValueError) as exc:
         return fail(str(exc))
     explain = {}
@@ -65,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
         ext = extract_module(reply)
         if ext.text:
             spec_files = {f"{grades.module_name}.tla": ext.text}
-        cand = Candidate(mapping["variables"], mapping["constants"])
+        cand = Candidate(mapping["variables"], mapping["constants"],
+                         tuple(mapping.get("definitions", ())), labels=not mapping.get("inferred"))
         explain = wrappers(reference_of(variant), spec_files, grades.module_name, cand)
     if args.json:
         data = {"task": task.id, "condition": args.condition, "module": grades.module_name,

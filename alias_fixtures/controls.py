@@ -9,13 +9,12 @@ disjunct of a reference, kept only when TLC reports a different number of reacha
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass
 from typing import Any
 
-from tlc_harness.behavior.search import DEFAULT_LIMIT
+from tlc_harness.behavior.engine import BehaviorOptions, grade_behavior
+from tlc_harness.behavior.wrappers import Reference
 from tlc_harness.mutants import behaves_differently, mutants
-from tlc_harness.behavior.wrappers import Reference, behavior_grade
 from tlc_harness.rename import random_rename_map, rename_modules, renameable_names
 from tlc_harness.runner import Harness
 
@@ -47,25 +46,28 @@ def reference(task: Task) -> Reference:
 
 
 def _grade(harness: Harness, task: Task, kind: str, must_accept: bool, files: dict[str, str],
-           main: str, detail: str = "", limit: int = DEFAULT_LIMIT) -> ControlResult:
-    result = behavior_grade(harness, reference(task), files, main, limit=limit)
+           main: str, detail: str = "", options: BehaviorOptions | None = None
+           ) -> ControlResult:
+    result = grade_behavior(harness, reference(task), files, main, options)
     return ControlResult(task.id, kind, must_accept, result.verdict, result.seconds,
                          (detail + "; " if detail else "") + result.reason)
 
 
-def self_control(harness: Harness, task: Task, limit: int = DEFAULT_LIMIT) -> ControlResult:
+def self_control(harness: Harness, task: Task, options: BehaviorOptions | None = None
+                 ) -> ControlResult:
     """The reference against itself (defines the grade's coverage)."""
     return _grade(harness, task, "self", True, dict(task.modules), task.main_module,
-                  limit=limit)
+                  options=options)
 
 
-def renamed_control(harness: Harness, task: Task, seed: int | str = 0) -> ControlResult | None:
+def renamed_control(harness: Harness, task: Task, seed: int | str = 0,
+                    options: BehaviorOptions | None = None) -> ControlResult | None:
     """The verified random variant's reference against the original (None: not verified)."""
     variant, check = build_variant(harness, task, "random", seed=seed)
     if variant is None or not check.verified:
         return None
     return _grade(harness, task, "renamed", True, dict(variant.modules), variant.main_module,
-                  f"{len(variant.rename_map)} names renamed")
+                  f"{len(variant.rename_map)} names renamed", options)
 
 
 def operator_names(task: Task) -> list[str]:
@@ -75,17 +77,20 @@ def operator_names(task: Task) -> list[str]:
 
 
 def operator_renamed_control(harness: Harness, task: Task, chosen: list[str],
-                             seed: int) -> ControlResult:
+                             seed: int, options: BehaviorOptions | None = None
+                             ) -> ControlResult:
     """A copy with the `chosen` operators renamed (same length, seeded) against the original."""
     keep = set(renameable_names(task.modules)) - set(chosen)
     mapping = random_rename_map(task.modules, seed, keep=keep, cfg_text=task.cfg_text).mapping
     files = rename_modules(task.modules, mapping)
     return _grade(harness, task, "operators", True, files, task.main_module,
-                  "renamed " + ", ".join(f"{k}->{v}" for k, v in sorted(mapping.items())))
+                  "renamed " + ", ".join(f"{k}->{v}" for k, v in sorted(mapping.items())),
+                  options)
 
 
 def mutant_controls(harness: Harness, task: Task, *, seed: int = 0, tries: int = 6,
-                    keep: int = 3) -> tuple[list[ControlResult], int]:
+                    keep: int = 3, options: BehaviorOptions | None = None
+                    ) -> tuple[list[ControlResult], int]:
     """Graded mutants of the main module that behave differently; and how many were made."""
     original = check_original(harness, task)
     if original.distinct_states is None:
@@ -96,14 +101,11 @@ def mutant_controls(harness: Harness, task: Task, *, seed: int = 0, tries: int =
     for mutant in made:
         if len(results) >= keep:
             break
-        start = time.monotonic()
         if not behaves_differently(harness, task.modules, task.cfg, mutant,
                                    original.distinct_states, tlc_args=task.tlc_args):
             continue
         files = {**task.modules, task.main_file: mutant.text}
         graded = _grade(harness, task, "mutant", False, files, task.main_module,
-                        f"{mutant.kind} at {mutant.site}")
-        results.append(ControlResult(graded.task_id, graded.kind, False, graded.verdict,
-                                     graded.seconds + (time.monotonic() - start) * 0,
-                                     graded.detail))
+                        f"{mutant.kind} at {mutant.site}", options)
+        results.append(graded)
     return results, len(made)

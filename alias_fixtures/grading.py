@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tlc_harness.identifiers import analyze_module
-from tlc_harness.behavior.search import DEFAULT_LIMIT
-from tlc_harness.behavior.wrappers import BehaviorResult, Reference, behavior_grade
+from tlc_harness.behavior.engine import BehaviorOptions, grade_behavior
+from tlc_harness.behavior.wrappers import BehaviorResult, Reference
 from tlc_harness.results import Verdict
 from tlc_harness.runner import Harness
 from tlc_harness.spec import SpecSource
@@ -72,17 +72,17 @@ class CaseGrades:
 class ReferenceCoverage:
     """Whether each variant's reference passes the behavior grade against itself (cached)."""
 
-    def __init__(self, harness: Harness, *, limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(self, harness: Harness, options: BehaviorOptions | None = None) -> None:
         self.harness = harness
-        self.limit = limit
+        self.options = options or BehaviorOptions()
         self._seen: dict[tuple[str, str, str], BehaviorResult] = {}
 
     def check(self, variant: Variant) -> BehaviorResult:
         key = (variant.task_id, variant.condition, str(sorted(variant.rename_map.items())))
         if key not in self._seen:
             ref = reference_of(variant)
-            self._seen[key] = behavior_grade(self.harness, ref, dict(variant.modules),
-                                             variant.main_module, limit=self.limit)
+            self._seen[key] = grade_behavior(self.harness, ref, dict(variant.modules),
+                                             variant.main_module, self.options)
         return self._seen[key]
 
 
@@ -112,8 +112,9 @@ def _skipped(verdict: str, reason: str) -> Grade:
 
 def grade_output(harness: Harness, variant: Variant, reply: str, *,
                  coverage: ReferenceCoverage | None = None, grades: tuple[str, ...] = GRADES,
-                 mapping_limit: int = DEFAULT_LIMIT, timeout: float | None = None) -> CaseGrades:
-    """Grade a model's raw reply against one variant."""
+                 behavior: BehaviorOptions | None = None,
+                 timeout: float | None = None) -> CaseGrades:
+    """Grade a model's raw reply against one variant (`behavior`: the engine and budgets)."""
     extraction = extract_module(reply)
     notes = tuple(extraction.notes)
     if extraction.verdict != "ok" or extraction.text is None or extraction.module_name is None:
@@ -141,9 +142,12 @@ def grade_output(harness: Harness, variant: Variant, reply: str, *,
     parse = Grade("ok", True, parsed.seconds)
     name_grade = (_name_grade(harness, variant, spec, timeout) if "name" in grades
                   else _skipped("not_run", "grade not requested"))
-    behavior = (_behavior_grade(harness, variant, spec, coverage, mapping_limit, timeout)
+    options = behavior or (coverage.options if coverage else BehaviorOptions())
+    if timeout is not None:
+        options = options.with_timeout(timeout)
+    behavior_grade = (_behavior_grade(harness, variant, spec, coverage, options)
                 if "behavior" in grades else _skipped("not_run", "grade not requested"))
-    return CaseGrades(parse, name_grade, behavior, name, notes)
+    return CaseGrades(parse, name_grade, behavior_grade, name, notes)
 
 
 def _name_grade(harness: Harness, variant: Variant, spec: SpecSource,
@@ -173,8 +177,7 @@ def _name_grade(harness: Harness, variant: Variant, spec: SpecSource,
 
 
 def _behavior_grade(harness: Harness, variant: Variant, spec: SpecSource,
-                    coverage: ReferenceCoverage | None, limit: int,
-                    timeout: float | None) -> Grade:
+                    coverage: ReferenceCoverage | None, options: BehaviorOptions) -> Grade:
     start = time.monotonic()
     if coverage is not None:
         own = coverage.check(variant)
@@ -182,8 +185,7 @@ def _behavior_grade(harness: Harness, variant: Variant, spec: SpecSource,
             return Grade("not_covered", False, time.monotonic() - start,
                          f"the reference fails its own behavior check ({own.verdict}: "
                          f"{own.reason})", {"covered": False})
-    result = behavior_grade(harness, reference_of(variant), dict(spec.files), spec.main,
-                            limit=limit, timeout=timeout)
+    result = grade_behavior(harness, reference_of(variant), dict(spec.files), spec.main, options)
     data = result.to_json()
     data.pop("verdict"), data.pop("passed"), data.pop("reason"), data.pop("seconds")
     data["covered"] = result.verdict != "not_covered"

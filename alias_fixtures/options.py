@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from tlc_harness.behavior.options import ENGINES, BehaviorOptions
+
 from .variants import CONDITIONS
 
 # name, default, help (each also an ini option `alias_<name>`)
@@ -24,7 +26,12 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("temperature", "0.7", "sampling temperature"),
     ("top-p", "0.95", "nucleus sampling top-p"),
     ("max-tokens", "4096", "most new tokens per output"),
-    ("mappings", "60", "most mappings the behavior grade tries"),
+    ("mappings", "60", "most mappings the wrapper engine of the behavior grade tries"),
+    ("behavior-engine", "auto", "behavior-grade engine: graphs (state graphs, mapping inferred "
+     "in memory), wrappers (variable bijections checked by TLC), auto (graphs within the graph "
+     "budget, else wrappers)"),
+    ("graph-budget", "200000", "most distinct states a state graph may have for the graphs "
+     "engine"),
     ("timeout", "300", "TLC time limit per run, seconds"),
     ("style", "declarative_claude", "TLA+-Bench description style"),
     ("exposure-half", "", "A or B: the half of the exposure split (seed 20260926) this model "
@@ -65,11 +72,17 @@ class Settings:
     top_p: float
     max_tokens: int
     mappings: int
+    behavior_engine: str
+    graph_budget: int
     timeout: float
     style: str
     exposure_half: str
     resume: bool
     strict: bool
+
+    def behavior_options(self) -> BehaviorOptions:
+        return BehaviorOptions(engine=self.behavior_engine, limit=self.mappings,
+                               budget=self.graph_budget, timeout=self.timeout)
 
 
 def _get(config: pytest.Config, name: str) -> str:
@@ -96,6 +109,8 @@ def read_settings(config: pytest.Config) -> Settings:
             primary=_get(config, "primary"), maps=_get(config, "maps"),
             temperature=float(_get(config, "temperature")), top_p=float(_get(config, "top-p")),
             max_tokens=int(_get(config, "max-tokens")), mappings=int(_get(config, "mappings")),
+            behavior_engine=_get(config, "behavior-engine"),
+            graph_budget=int(_get(config, "graph-budget")),
             timeout=float(_get(config, "timeout")), style=_get(config, "style"),
             exposure_half=_get(config, "exposure-half").upper(),
             resume=bool(config.getoption("alias_resume") or config.getini("alias_resume")),
@@ -116,6 +131,10 @@ def read_settings(config: pytest.Config) -> Settings:
     unknown = [g for g in settings.grades if g not in ("parse", "name", "behavior")]
     if unknown:
         raise pytest.UsageError(f"--alias-grades: unknown grade(s) {unknown}")
+    if settings.behavior_engine not in ENGINES:
+        raise pytest.UsageError(f"--alias-behavior-engine must be one of {', '.join(ENGINES)}")
+    if settings.graph_budget < 2:
+        raise pytest.UsageError("--alias-graph-budget must be at least 2")
     if settings.primary not in ("name", "behavior"):
         raise pytest.UsageError("--alias-primary must be `name` or `behavior`")
     if settings.primary not in settings.grades:

@@ -82,7 +82,7 @@ class AliasSession:
     def harness(self) -> Harness:
         if self._harness is None:
             self._harness = Harness(tlc_timeout=self.settings.timeout)
-            self._coverage = ReferenceCoverage(self._harness, limit=self.settings.mappings)
+            self._coverage = ReferenceCoverage(self._harness, self.settings.behavior_options())
         return self._harness
 
     @property
@@ -156,7 +156,6 @@ class AliasSession:
             record["output_path"] = str(self._save_output(case, generation.text))
             grades = grade_output(self.harness, variant, generation.text,
                                   coverage=self._coverage, grades=self.settings.grades,
-                                  mapping_limit=self.settings.mappings,
                                   timeout=self.settings.timeout)
             record["grades"] = grades.to_json()
             if "behavior" in self.settings.grades and self._coverage is not None:

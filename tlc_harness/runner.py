@@ -12,7 +12,7 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -193,8 +193,13 @@ class Harness:
         timeout: float | None = None,
         workers: int | None = None,
         compat: bool | None = None,
+        read_graph: Callable[[Path], Any] | None = None,
     ) -> CheckResult:
-        """Model-check the main module with `cfg` (default: `<Main>.cfg` beside a path)."""
+        """Model-check the main module with `cfg` (default: `<Main>.cfg` beside a path).
+
+        With `read_graph`, TLC also dumps the reachable graph (`-dump dot,actionlabels`) in the
+        run's folder, and what `read_graph(path)` returns for a finished run is kept in
+        `extras["graph"]` (the dump is read before the folder goes)."""
         path_cfg = Path(spec).with_suffix(".cfg") if isinstance(spec, (str, Path)) else None
         spec = _as_spec(spec)
         model = _as_cfg(cfg if cfg is not None else path_cfg)
@@ -210,9 +215,11 @@ class Harness:
             out = run / "tlc.out"
             seed = ([] if self.settings.tlc_seed is None or "-seed" in args
                     else ["-seed", str(self.settings.tlc_seed)])
+            dump = run / "alias-graph.dot"
+            dump_args = ["-dump", "dot,actionlabels", str(dump)] if read_graph else []
             argv = ["-tool", "-metadir", str(run / "meta"),
                     "-workers", str(workers or self.settings.workers), *seed,
-                    *args, "-config", f"{spec.main}.cfg", f"{spec.main}.tla"]
+                    *dump_args, *args, "-config", f"{spec.main}.cfg", f"{spec.main}.tla"]
             request = {"op": "tlc", "dir": str(run), "args": argv, "out": str(out),
                        "tmp": str(run / "tmp")}
             reply = self._pool_call(request, limit)
@@ -225,8 +232,9 @@ class Harness:
                 answer = reply.answer or {}
                 if answer.get("error"):
                     notes.append(f"JVM worker error: {answer['error']}")
-                return self._interpret(out, answer.get("rc"), reply.seconds, reply.timed_out,
-                                       model, args, "pool", notes)
+                result = self._interpret(out, answer.get("rc"), reply.seconds,
+                                         reply.timed_out, model, args, "pool", notes)
+                return _with_graph(result, dump, read_graph)
             with contextlib.suppress(FileNotFoundError):
                 out.unlink()
             shutil.rmtree(run / "meta", ignore_errors=True)
@@ -237,8 +245,9 @@ class Harness:
             if proc.error:
                 return CheckResult(Verdict.INFRA_ERROR, None, proc.seconds, detail=proc.error,
                                    notes=tuple(notes), tlc_args=tuple(args), backend="fresh")
-            return self._interpret(out, proc.exit_code, proc.seconds, proc.timed_out, model, args,
-                                   "fresh", notes)
+            result = self._interpret(out, proc.exit_code, proc.seconds, proc.timed_out, model,
+                                     args, "fresh", notes)
+            return _with_graph(result, dump, read_graph)
 
     def _interpret(self, out: Path, rc: int | None, seconds: float, timed_out: bool,
                    model: ModelConfig, args: Sequence[str], backend: str,
@@ -251,6 +260,14 @@ class Harness:
         )
         return replace(result, notes=tuple(notes), tlc_args=tuple(args), backend=backend,
                        partial=timed_out)
+
+
+def _with_graph(result: CheckResult, dump: Path, read_graph: Callable[[Path], Any] | None
+                ) -> CheckResult:
+    """The result with the dumped graph read, for a run that finished and wrote one."""
+    if read_graph is None or result.partial or not dump.is_file():
+        return result
+    return replace(result, extras={**result.extras, "graph": read_graph(dump)})
 
 
 def _parse_result(module: str, rc: int | None, text: str, seconds: float, backend: str, *,

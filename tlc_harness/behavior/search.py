@@ -14,10 +14,10 @@ import itertools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..identifiers import analyze_task, module_name_of
-
-DEFAULT_LIMIT = 60
+from .options import DEFAULT_LIMIT
 
 
 @dataclass(frozen=True)
@@ -33,13 +33,23 @@ class SpecShape:
 
 @dataclass(frozen=True)
 class Candidate:
-    """Reference variable -> output variable, output constant -> reference constant."""
+    """Reference variable -> output variable (or a TLA+ expression over the output's state),
+    output constant -> reference constant; `definitions` the wrapper needs for the
+    expressions (value tables); `labels`: map PlusCal label strings by the label search."""
 
     variables: Mapping[str, str]
     constants: Mapping[str, str] = field(default_factory=dict)
+    definitions: tuple[str, ...] = ()
+    labels: bool = True
+    model_values: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, dict[str, str]]:
-        return {"variables": dict(self.variables), "constants": dict(self.constants)}
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"variables": dict(self.variables),
+                                "constants": dict(self.constants)}
+        if self.definitions or not self.labels:
+            data.update(definitions=list(self.definitions), inferred=not self.labels,
+                        model_values=list(self.model_values))
+        return data
 
     def describe(self) -> str:
         parts = [f"{r}->{g}" for r, g in self.variables.items() if r != g]

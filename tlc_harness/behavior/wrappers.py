@@ -56,7 +56,7 @@ class Reference:
 class Attempt:
     """One mapping tried: the TLC runs made and what they said."""
 
-    mapping: dict[str, dict[str, str]]
+    mapping: dict[str, Any]
     forward: str
     reverse: str | None
     seconds: float
@@ -68,12 +68,14 @@ class BehaviorResult:
     """The behavior verdict with everything needed to replay it."""
 
     verdict: str
-    mapping: dict[str, dict[str, str]] | None
+    mapping: dict[str, Any] | None
     reason: str
     seconds: float
     attempts: tuple[Attempt, ...] = ()
     trace: tuple[TraceState, ...] = ()
     tlc_runs: int = 0
+    engine: str = "wrappers"
+    details: dict[str, Any] = field(default_factory=dict)  # the engine's own facts
 
     @property
     def passed(self) -> bool:
@@ -82,9 +84,9 @@ class BehaviorResult:
     def to_json(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "passed": self.passed, "mapping": self.mapping,
                 "reason": self.reason, "seconds": round(self.seconds, 3),
-                "tlc_runs": self.tlc_runs,
+                "tlc_runs": self.tlc_runs, "engine": self.engine,
                 "attempts": [a.__dict__ for a in self.attempts],
-                "trace": [s.__dict__ for s in self.trace]}
+                "trace": [s.__dict__ for s in self.trace], **self.details}
 
 
 @dataclass
@@ -367,8 +369,10 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, cfg_values: CfgValues
     literal = [values[c] for c in st.ref_shape.constants
                if c not in inverse_consts and c in values]
     used = {w for text in literal for w in _IDENT.findall(text)}
-    model_values = sorted((ref.cfg.model_values() & used) - st.out_shape.definitions)
-    labels = st.label_map()
+    used |= set(cand.model_values)  # named by the mapping's value translations
+    model_values = sorted((ref.cfg.model_values() & used) - st.out_shape.definitions
+                          - set(cand.constants))
+    labels = st.label_map() if cand.labels else {}
     subs = [f"{r} <- {_label_sub(r, 'AliasLab', g, st.ref_pc_is_function)}"
             if r in ("pc", "stack") and labels else f"{r} <- {g}"
             for r, g in cand.variables.items()]
@@ -385,6 +389,7 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, cfg_values: CfgValues
         lines.append("CONSTANTS " + ", ".join(model_values))
     if labels:
         lines.append(_lookup("AliasLab", labels))
+    lines.extend(cand.definitions)
     lines.append(f"{REF_INSTANCE} == INSTANCE {ref.main} WITH " + ", ".join(subs)
                  if subs else f"{REF_INSTANCE} == INSTANCE {ref.main}")
     lines.append(f"AliasRefSpec == {ref_spec}")

@@ -1,0 +1,116 @@
+"""Refinement checks on explicit graphs, given the image of every output state in the reference.
+
+`image[g]` is the reference state that output state `g` maps to (-1: none). Forward: every
+initial output state maps to an initial reference state, and every output edge to a reference
+edge or a stutter. Reverse: every reference behavior is, up to stuttering, the image of an
+output behavior (trace inclusion, by a subset construction over the states the output may be
+in while its image stays put), under a budget of explored (state, subset) pairs.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from .graphs import StateGraph
+
+
+@dataclass(frozen=True)
+class GraphVerdict:
+    """`ok`, or where it breaks: output states (forward) or reference states (reverse)."""
+
+    ok: bool
+    why: str = ""
+    out_path: tuple[int, ...] = ()   # output states leading to the step that breaks
+    ref_path: tuple[int, ...] = ()   # reference states the output cannot follow
+    limited: bool = False            # the budget ran out: neither ok nor a counterexample
+
+
+def forward(out: StateGraph, ref: StateGraph, image: list[int],
+            ref_edges: set[tuple[int, int]] | None = None) -> GraphVerdict:
+    """Every output behavior's image is a reference behavior (up to stuttering)."""
+    ref_init = set(ref.initial)
+    edges = ref_edges if ref_edges is not None else set(ref.edges)
+    order = _bfs_order(out)
+    for g in order:
+        if image[g] < 0:
+            return GraphVerdict(False, "an output state maps to no reachable reference state",
+                                tuple(out.path_to(g)))
+    for g in out.initial:
+        if image[g] not in ref_init:
+            return GraphVerdict(False, "an initial output state maps to a reference state "
+                                "that is not initial", (g,))
+    succ = out.successors()
+    for a in order:
+        ia = image[a]
+        for b in succ[a]:
+            ib = image[b]
+            if ia != ib and (ia, ib) not in edges:
+                return GraphVerdict(False, "an output step maps to no reference step",
+                                    (*out.path_to(a), b))
+    return GraphVerdict(True)
+
+
+def _bfs_order(graph: StateGraph) -> list[int]:
+    seen = set(graph.initial)
+    order = list(graph.initial)
+    succ = graph.successors()
+    i = 0
+    while i < len(order):
+        for b in succ[order[i]]:
+            if b not in seen:
+                seen.add(b)
+                order.append(b)
+        i += 1
+    return order
+
+
+def reverse(out: StateGraph, ref: StateGraph, image: list[int], *,
+            budget: int = 500_000) -> GraphVerdict:
+    """Every reference behavior is the image of an output behavior (finite traces)."""
+    succ_out = out.successors()
+    succ_ref = ref.successors()
+
+    def closure(states: set[int], target: int) -> frozenset[int]:
+        todo = list(states)
+        while todo:
+            g = todo.pop()
+            for h in succ_out[g]:
+                if image[h] == target and h not in states:
+                    states.add(h)
+                    todo.append(h)
+        return frozenset(states)
+
+    start: dict[int, set[int]] = {}
+    for g in out.initial:
+        start.setdefault(image[g], set()).add(g)
+    parent: dict[tuple[int, frozenset[int]], tuple[int, frozenset[int]] | None] = {}
+    queue: deque[tuple[int, frozenset[int]]] = deque()
+    for r in ref.initial:
+        if r not in start:
+            return GraphVerdict(False, "an initial reference state is the image of no initial "
+                                "output state", ref_path=(r,))
+        node = (r, closure(set(start[r]), r))
+        parent[node] = None
+        queue.append(node)
+    while queue:
+        if len(parent) > budget:
+            return GraphVerdict(False, f"the reverse check explored more than {budget} "
+                                "(state, subset) pairs", limited=True)
+        node = queue.popleft()
+        r, subset = node
+        for r2 in succ_ref[r]:
+            reached = {h for g in subset for h in succ_out[g] if image[h] == r2}
+            if not reached:
+                path = [r2]
+                back: tuple[int, frozenset[int]] | None = node
+                while back is not None:
+                    path.append(back[0])
+                    back = parent[back]
+                return GraphVerdict(False, "a reference step that the output cannot follow",
+                                    ref_path=tuple(path[::-1]))
+            nxt = (r2, closure(reached, r2))
+            if nxt not in parent:
+                parent[nxt] = node
+                queue.append(nxt)
+    return GraphVerdict(True)

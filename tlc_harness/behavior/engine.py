@@ -1,0 +1,244 @@
+"""One entry for the behavior grade, `grade_behavior`, and the state-graph engine behind it.
+
+The graph engine: TLC explores the reference R once (cached on disk by content) and the output
+G once under R's constant values, each writing its reachable graph; a refinement mapping is
+inferred in memory (`inference`) and checked forward and in reverse on the graphs; then one TLC
+run confirms it through the forward wrapper (R's fairness, temporal properties and invariants).
+`auto` uses the wrapper engine where a graph is over budget or the graph engine cannot model
+the spec (cfg values it cannot carry, an output with constants R has no values for).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..cfg import ModelConfig
+from ..results import LIMIT_VERDICTS, TraceState, Verdict
+from ..runner import Harness
+from ..spec import SpecSource
+from . import wrappers
+from .graphs import Exploration, StateGraph, default_cache, explore
+from .inference import Inferred, infer
+from .options import BehaviorOptions
+from .search import Candidate, _assignments
+from .values import to_tla
+from .wrappers import BehaviorResult, Reference
+
+MAX_CONSTANT_MAPS = 3     # constant maps explored before giving up
+CONSTRAINED_FACTOR = 20   # an output of a constrained reference may have this many times its
+#                           states before it counts as unbounded (the constraint is R's alone)
+#: what a cfg can hold as a constant's value: model values, numbers, strings, sets of them
+_CFG_VALUE = re.compile(r'(?:[\w"{}, ]|-(?=\d))*')
+#: TLC verdicts of the confirming run that mean the wrapper itself is wrong, not the output
+_WRAPPER_TROUBLE = frozenset({Verdict.PARSE_ERROR, Verdict.CONFIG_BIND_FAIL,
+                              Verdict.EVAL_ERROR})
+
+
+def grade_behavior(harness: Harness, ref: Reference, out_files: Mapping[str, str],
+                   out_main: str, options: BehaviorOptions | None = None) -> BehaviorResult:
+    """The behavior verdict of the output against `ref`, by the engine `options` chooses."""
+    options = options or BehaviorOptions()
+    if options.engine == "wrappers":
+        return wrappers.behavior_grade(harness, ref, out_files, out_main, limit=options.limit,
+                                       timeout=options.timeout)
+    start = time.monotonic()
+    graded = _GraphGrade(harness, ref, out_files, out_main, options).run()
+    if isinstance(graded, BehaviorResult):
+        return graded
+    if options.engine == "graphs":
+        return BehaviorResult("undecided", None, f"the graph engine cannot grade this: "
+                              f"{graded.why}", time.monotonic() - start, engine="graphs",
+                              tlc_runs=graded.tlc_runs, details=graded.details)
+    result = wrappers.behavior_grade(harness, ref, out_files, out_main, limit=options.limit,
+                                     timeout=options.timeout)
+    return replace(result, seconds=time.monotonic() - start,
+                   tlc_runs=result.tlc_runs + graded.tlc_runs,
+                   details={**result.details, "fallback": graded.why})
+
+
+@dataclass(frozen=True)
+class _Fallback:
+    """Why the graph engine steps aside (the wrapper engine decides under `auto`)."""
+
+    why: str
+    tlc_runs: int = 0
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _GraphGrade:
+    harness: Harness
+    ref: Reference
+    out_files: Mapping[str, str]
+    out_main: str
+    options: BehaviorOptions
+    runs: int = 0
+    started: float = field(default_factory=time.monotonic)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def result(self, verdict: str, reason: str, **kw: Any) -> BehaviorResult:
+        return BehaviorResult(verdict, kw.pop("mapping", None), reason,
+                              time.monotonic() - self.started, tlc_runs=self.runs,
+                              engine="graphs", details={**self.facts, **kw.pop("details", {})},
+                              **kw)
+
+    def fallback(self, why: str) -> _Fallback:
+        return _Fallback(why, self.runs, dict(self.facts))
+
+    def run(self) -> BehaviorResult | _Fallback:
+        ref = self.ref
+        if not ref.cfg.has_behavior:
+            return self.result("not_covered", "the reference has no behavior: its cfg names no "
+                               "SPECIFICATION nor INIT and NEXT (a constant model: grade it "
+                               "by name)")
+        values, unsupported = wrappers._constant_values(ref)
+        if unsupported:
+            return self.result("not_covered", unsupported)
+        staged = wrappers._stage_output(self.out_files, self.out_main, ref)
+        if staged.out_init is None or staged.out_next is None:
+            missing = [d for d, v in (("Init", staged.out_init), ("Next", staged.out_next))
+                       if v is None]
+            return self.result("no_mapping", f"the output defines no {' or '.join(missing)}")
+        ref_graph = self.explore(SpecSource(ref.main, dict(ref.files)), ref.cfg, ref.tlc_args,
+                                 cached=True)
+        if ref_graph.graph is None:
+            if ref_graph.verdict == "over_budget":
+                return self.fallback(f"the reference's graph has {ref_graph.detail}")
+            if ref_graph.verdict in {v.value for v in LIMIT_VERDICTS}:
+                return self.result("undecided", f"exploring the reference: {ref_graph.detail}")
+            return self.result("not_covered", f"the reference's graph cannot be explored "
+                               f"({ref_graph.verdict}: {ref_graph.detail[:200]})")
+        self.facts["reference_states"] = len(ref_graph.graph)
+        maps = self.constant_maps(staged, values)
+        if maps is None:
+            return self.fallback("the output declares constants that the reference gives no "
+                                 "value")
+        first: BehaviorResult | None = None
+        for const_map in maps[:MAX_CONSTANT_MAPS]:
+            graded = self.under(staged, values, const_map, ref_graph.graph)
+            if isinstance(graded, _Fallback) or graded.passed:
+                return graded
+            first = first or graded
+        assert first is not None
+        return first
+
+    def explore(self, spec: SpecSource, cfg: ModelConfig, tlc_args: tuple[str, ...], *,
+                cached: bool, definitions: list[str] | None = None,
+                budget: int | None = None) -> Exploration:
+        cache = (self.options.cache or default_cache()) if cached else None
+        found = explore(self.harness, spec, cfg, tlc_args=tlc_args,
+                        budget=budget or self.options.budget, timeout=self.options.timeout,
+                        cache=cache, definitions=definitions or ())
+        self.runs += found.tlc_runs
+        return found
+
+    def constant_maps(self, staged: wrappers._Staged, values: wrappers.CfgValues
+                      ) -> list[dict[str, str]] | None:
+        """Output constant -> reference constant maps, likeliest first (None: none exists)."""
+        out_consts, ref_consts = staged.out_shape.constants, staged.ref_shape.constants
+        if not out_consts:
+            return [{}]
+        usable = tuple(c for c in ref_consts if c in values.literals)
+        maps = _assignments(out_consts, usable, staged.out_shape.types, staged.ref_shape.types)
+        return maps[:MAX_CONSTANT_MAPS] or None
+
+    def under(self, staged: wrappers._Staged, values: wrappers.CfgValues,
+              const_map: dict[str, str], ref_graph: StateGraph) -> BehaviorResult | _Fallback:
+        """Explore G with R's values for its constants, infer, and confirm with TLC."""
+        constants, overrides, definitions = [], [], []
+        for g, r in const_map.items():
+            text = values.literals[r]
+            if _CFG_VALUE.fullmatch(text.strip()):
+                constants.append((g, text))
+            else:  # a value a cfg cannot hold goes through a definition
+                definitions.append(f"AliasVal_{g} == {text}")
+                overrides.append((g, f"AliasVal_{g}"))
+        cfg = ModelConfig(constants=tuple(constants), overrides=tuple(overrides),
+                          specification=staged.out_spec,
+                          init=None if staged.out_spec else staged.out_init,
+                          next=None if staged.out_spec else staged.out_next)
+        budget = self.options.budget
+        if self.ref.cfg.constraints or self.ref.cfg.action_constraints:
+            budget = min(budget, max(CONSTRAINED_FACTOR * len(ref_graph), 5_000))
+        found = self.explore(SpecSource(staged.out_main, staged.out_files), cfg, (),
+                             cached=False, definitions=definitions, budget=budget)
+        if found.graph is None:
+            if found.verdict == "over_budget":
+                bounded = "" if budget == self.options.budget else \
+                    " (the reference is bounded by a CONSTRAINT the output's run lacks)"
+                return self.fallback(f"the output's graph has {found.detail}{bounded}")
+            if found.verdict in {v.value for v in LIMIT_VERDICTS}:
+                return self.result("undecided", f"exploring the output: {found.detail}")
+            why = ("the output has no initial state" if found.verdict == "vacuous" else
+                   f"the output's own run fails under the reference's constants "
+                   f"({found.verdict}: {found.detail[:200]})")
+            return self.result("forward_fail", why)
+        out_graph = found.graph
+        self.facts["output_states"] = len(out_graph)
+        t0 = time.monotonic()
+        inferred = infer(out_graph, ref_graph, seconds=max(10.0, (self.options.timeout or 300)))
+        self.facts["inference_seconds"] = round(time.monotonic() - t0, 3)
+        self.facts["mappings_checked"] = inferred.tried
+        if inferred.verdict != "ok":
+            return self.result(inferred.verdict, inferred.reason,
+                               trace=_trace(inferred, out_graph, ref_graph),
+                               details={"trace_of": _trace_of(inferred)})
+        cand = Candidate(inferred.variables, const_map, tuple(inferred.definitions),
+                         labels=False, model_values=tuple(inferred.model_values))
+        mapping = cand.to_json()
+        self.facts["hidden"] = list(inferred.hidden)
+        self.facts["mapping_tla"] = _substitutions(cand)
+        src, wcfg = wrappers._forward(self.ref, staged, cand, values)
+        check = self.harness.check(src, wcfg, tlc_args=self.ref.tlc_args,
+                                   timeout=self.options.timeout, compat=True)
+        self.runs += 1
+        if check.verdict is Verdict.OK and not check.vacuous:
+            return self.result("ok", f"refines both ways under {_describe(cand)}",
+                               mapping=mapping)
+        if check.verdict in LIMIT_VERDICTS:
+            return self.result("undecided", f"confirming run: {wrappers._label(check)}",
+                               mapping=mapping)
+        if check.verdict in _WRAPPER_TROUBLE:
+            return self.fallback(f"TLC could not run the inferred mapping "
+                                 f"({wrappers._label(check)}: {check.detail[:200]})")
+        return self.result("forward_fail", f"the graphs agree under {_describe(cand)}, but TLC "
+                           f"finds {wrappers._label(check)} (fairness, a temporal property or "
+                           "an invariant of the reference)", mapping=mapping, trace=check.trace,
+                           details={"trace_of": "output"})
+
+
+def _describe(cand: Candidate) -> str:
+    parts = [f"{r} <- {e}" for r, e in cand.variables.items() if r != e]
+    parts += [f"{r} <- {g}" for g, r in cand.constants.items() if r != g]
+    text = ", ".join(parts) or "identity"
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _substitutions(cand: Candidate) -> str:
+    """The mapping as TLA+: the definitions it needs and the INSTANCE substitutions."""
+    subs = [f"{r} <- {e}" for r, e in cand.variables.items()]
+    subs += [f"{r} <- {g}" for g, r in cand.constants.items()]
+    return "\n".join([*cand.definitions, "INSTANCE Reference WITH " + ",\n    ".join(subs)])
+
+
+def _trace_of(inferred: Inferred) -> str:
+    cx = inferred.counterexample
+    return "reference" if cx is not None and cx.ref_path and not cx.out_path else "output"
+
+
+def _trace(inferred: Inferred, out: StateGraph, ref: StateGraph) -> tuple[TraceState, ...]:
+    """The counterexample's states: G's behavior (forward) or R's (reverse)."""
+    cx = inferred.counterexample
+    if cx is None:
+        return ()
+    graph, path = (out, cx.out_path) if cx.out_path else (ref, cx.ref_path)
+    states = []
+    for n, s in enumerate(path, 1):
+        action = "Initial predicate" if n == 1 else graph.actions.get((path[n - 2], s), "")
+        states.append(TraceState(n, action, {v: to_tla(x) for v, x in
+                                             zip(graph.variables, graph.states[s], strict=True)}))
+    return tuple(states)

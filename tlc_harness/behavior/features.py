@@ -1,0 +1,180 @@
+"""What a refinement mapping is built from: pieces of the output's state, and of the reference's.
+
+A `Feature` is a state function of the output G (a variable, a record field, tuple component
+or function application of one, or a pointwise projection `[i \\in DOMAIN v |-> v[i].f]`),
+with its value in every state of G's graph. A `Part` is a piece of the reference R's state
+that the mapping must produce: a whole variable, or (when no feature fits it whole) its fields
+or components, or its pointwise projections, each a `Part` of its own; a variable is rebuilt
+from its parts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .graphs import StateGraph
+from .values import Fn, ModelValue, Value, kind_of, sort_key, to_tla
+
+MAX_KEYS = 16       # fields or components a decomposition may have
+MAX_DEPTH = 2       # nesting of components
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+MISMATCH = ModelValue("AliasMismatch")  # a rebuilt value no reference state holds
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A state function of G: its TLA+ text, its value per G state, the variables it reads."""
+
+    expr: str
+    column: Sequence[Value]
+    uses: frozenset[str]
+    depth: int = 0
+
+    def values(self) -> frozenset[Value]:
+        return frozenset(self.column)
+
+
+def apply_text(expr: str, key: Value) -> str:
+    """`expr.key` for an identifier-like string key, else `expr[key]`."""
+    if isinstance(key, str) and _IDENT.match(key):
+        return f"{expr}.{key}"
+    return f"{expr}[{to_tla(key)}]"
+
+
+def _common_domain(column: Sequence[Value]) -> frozenset[Value] | None:
+    """The one domain of every value when all are functions with the same domain."""
+    first = column[0] if column else None
+    if not isinstance(first, Fn):
+        return None
+    domain = first.domain()
+    for value in column:
+        if not isinstance(value, Fn) or len(value) != len(domain) or value.domain() != domain:
+            return None
+    return domain
+
+
+def _inner_fields(column: Sequence[Value]) -> frozenset[Value] | None:
+    """The fields shared by every value of every function in the column (pointwise records)."""
+    inner: list[Value] = []
+    for value in column:
+        if not isinstance(value, Fn):
+            return None
+        inner.extend(value.values())
+    return _common_domain(inner) if inner else None
+
+
+def _pointwise(column: Sequence[Value], key: Value) -> list[Value]:
+    return [Fn((i, x[key]) for i, x in v.items)  # type: ignore[union-attr, index]
+            for v in column]
+
+
+def output_features(graph: StateGraph) -> list[Feature]:
+    """Every feature of G up to `MAX_DEPTH`, variables first."""
+    found: list[Feature] = []
+    for k, var in enumerate(graph.variables):
+        column = [s[k] for s in graph.states]
+        found.append(Feature(var, column, frozenset([var])))
+        found.extend(_components(var, column, frozenset([var]), 1))
+    return found
+
+
+def _components(expr: str, column: Sequence[Value], uses: frozenset[str],
+                depth: int) -> list[Feature]:
+    if depth > MAX_DEPTH:
+        return []
+    found: list[Feature] = []
+    domain = _common_domain(column)
+    if domain is not None and len(domain) <= MAX_KEYS:
+        for key in sorted(domain, key=sort_key):
+            sub = [v[key] for v in column]  # type: ignore[index]
+            text = apply_text(expr, key)
+            found.append(Feature(text, sub, uses, depth))
+            found.extend(_components(text, sub, uses, depth + 1))
+    fields = _inner_fields(column)
+    if fields is not None and len(fields) <= MAX_KEYS:
+        for key in sorted(fields, key=sort_key):
+            text = f"[AliasI \\in DOMAIN {expr} |-> {apply_text(f'{expr}[AliasI]', key)}]"
+            found.append(Feature(text, _pointwise(column, key), uses, depth))
+    return found
+
+
+@dataclass
+class Part:
+    """A piece of R's state: `kind` leaf, fields (a record, tuple or function on a fixed
+    domain, rebuilt from one part per key) or pointwise (a function of records, rebuilt from
+    one pointwise projection per field)."""
+
+    path: str
+    column: Sequence[Value]
+    kind: str = "leaf"
+    keys: tuple[Value, ...] = ()
+    parts: list[Part] = field(default_factory=list)
+
+    def split(self, depth: int) -> list[Part]:
+        """The ways to rebuild this part from smaller ones (fields first, then pointwise)."""
+        if depth > MAX_DEPTH:
+            return []
+        ways: list[Part] = []
+        domain = _common_domain(self.column)
+        if domain is not None and 1 < len(domain) <= MAX_KEYS:
+            keys = tuple(sorted(domain, key=sort_key))
+            ways.append(Part(self.path, self.column, "fields", keys,
+                             [Part(apply_text(self.path, k), [v[k] for v in self.column])
+                              for k in keys]))  # type: ignore[index]
+        fields = _inner_fields(self.column)
+        if fields is not None and 1 < len(fields) <= MAX_KEYS:
+            keys = tuple(sorted(fields, key=sort_key))
+            ways.append(Part(self.path, self.column, "pointwise", keys,
+                             [Part(f"{self.path}[*].{k}", _pointwise(self.column, k))
+                              for k in keys]))
+        return ways
+
+    def rebuild(self, columns: list[Sequence[Value]]) -> list[Value]:
+        """This part's value per state, from its parts' values per state."""
+        if self.kind == "fields":
+            return [Fn(zip(self.keys, row, strict=True)) for row in zip(*columns, strict=True)]
+        out: list[Value] = []
+        for row in zip(*columns, strict=True):
+            first = row[0]
+            domain = first.domain() if isinstance(first, Fn) else frozenset()
+            if any(not isinstance(c, Fn) or c.domain() != domain for c in row):
+                out.append(MISMATCH)
+                continue
+            out.append(Fn((i, Fn((k, c[i]) for k, c in zip(self.keys, row, strict=True)))
+                          for i in domain))  # type: ignore[index]
+        return out
+
+    def rebuild_text(self, texts: list[str]) -> str:
+        if self.kind == "fields":
+            if all(isinstance(k, str) and _IDENT.match(k) for k in self.keys):
+                return "[" + ", ".join(f"{k} |-> {t}" for k, t in
+                                       zip(self.keys, texts, strict=True)) + "]"
+            if self.keys == tuple(range(1, len(self.keys) + 1)):
+                return "<<" + ", ".join(texts) + ">>"
+            domain = "{" + ", ".join(to_tla(k) for k in self.keys) + "}"
+            cases = " [] ".join(f"AliasX = {to_tla(k)} -> {t}"
+                                for k, t in zip(self.keys, texts, strict=True))
+            return f"[AliasX \\in {domain} |-> CASE {cases}]"
+        body = ", ".join(f"{k} |-> ({t})[AliasP]" for k, t in zip(self.keys, texts, strict=True))
+        return f"[AliasP \\in DOMAIN ({texts[0]}) |-> [{body}]]"
+
+
+def signature(values: frozenset[Value] | Sequence[Value]) -> str:
+    """A coarse type of a set of values, for telling which pieces could ever correspond."""
+    kinds = sorted({_sig(v) for v in values})
+    return "|".join(kinds)
+
+
+def _sig(value: Value) -> str:
+    kind = kind_of(value)
+    if kind in ("str", "model", "bool"):
+        return "atom"
+    if kind == "set":
+        inner = sorted({_sig(v) for v in value})  # type: ignore[union-attr]
+        return "set(" + "|".join(inner) + ")"
+    if kind == "fn":
+        assert isinstance(value, Fn)
+        return "fn(" + "|".join(sorted({_sig(v) for v in value.values()})) + ")"
+    return kind

@@ -1,0 +1,270 @@
+"""Reachable state graphs: read from TLC's dot dump, explored once per spec, cached on disk.
+
+TLC's `-dump dot,actionlabels` writes one node per distinct state (its label the state as
+`/\\ var = value` lines, dot-escaped; initial states filled) and one edge per transition,
+labelled with the action. `read_dot` turns that into a `StateGraph` whose states are tuples of
+`values.Value`s in variable order. `explore` runs TLC for it under a distinct-state budget (a
+constraint `TLCGet("distinct") < budget` in a small wrapper module), so an unbounded spec ends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import re
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..cfg import ModelConfig, format_cfg
+from ..results import CheckResult, Verdict
+from ..runner import Harness
+from ..spec import SpecSource
+from .options import DEFAULT_BUDGET
+from .values import Value, ValueSyntaxError, parse_value
+
+GRAPH_FORMAT = 2
+EXPLORE = "AliasExplore"
+
+_NODE = re.compile(r'^(-?\d+) \[label="((?:[^"\\]|\\.)*)"(,style = filled)?\]')
+_EDGE = re.compile(r'^(-?\d+) -> (-?\d+) \[label="((?:[^"\\]|\\.)*)"')
+_DOT_ESCAPE = re.compile(r"\\(.)")
+_VAR_LINE = re.compile(r"(?:/\\ )?([A-Za-z_][A-Za-z0-9_]*) = ")
+
+
+@dataclass
+class StateGraph:
+    """States (value tuples in `variables` order), initial states, and edges between them.
+
+    Edges are (source, target) index pairs without self-loops (a self-loop is a stutter);
+    `actions` names the action(s) TLC gave each edge."""
+
+    variables: tuple[str, ...]
+    states: list[tuple[Value, ...]]
+    initial: list[int]
+    edges: list[tuple[int, int]]
+    actions: dict[tuple[int, int], str] = field(default_factory=dict)
+    _succ: list[list[int]] | None = None
+    _index: dict[tuple[Value, ...], int] | None = None
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    def successors(self) -> list[list[int]]:
+        if self._succ is None:
+            succ: list[list[int]] = [[] for _ in self.states]
+            for a, b in self.edges:
+                succ[a].append(b)
+            self._succ = succ
+        return self._succ
+
+    def index(self) -> dict[tuple[Value, ...], int]:
+        if self._index is None:
+            self._index = {s: i for i, s in enumerate(self.states)}
+        return self._index
+
+    def column(self, variable: str) -> list[Value]:
+        k = self.variables.index(variable)
+        return [s[k] for s in self.states]
+
+    def path_to(self, target: int) -> list[int]:
+        """A shortest path from an initial state to `target` (state indices)."""
+        parent: dict[int, int | None] = {i: None for i in self.initial}
+        queue = deque(self.initial)
+        succ = self.successors()
+        while queue:
+            a = queue.popleft()
+            if a == target:
+                break
+            for b in succ[a]:
+                if b not in parent:
+                    parent[b] = a
+                    queue.append(b)
+        if target not in parent:
+            return [target]
+        path = [target]
+        while (p := parent[path[-1]]) is not None:
+            path.append(p)
+        return path[::-1]
+
+    def __getstate__(self) -> dict[str, object]:
+        return {"variables": self.variables, "states": self.states, "initial": self.initial,
+                "edges": self.edges, "actions": self.actions}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._succ = None
+        self._index = None
+
+
+class GraphError(ValueError):
+    """A dump that cannot be read (a value TLC printed in a way this reader does not know)."""
+
+
+def _state(label: str, cache: dict[str, Value]) -> dict[str, Value]:
+    text = _DOT_ESCAPE.sub(lambda m: "\n" if m.group(1) == "n" else m.group(1), label)
+    lines = text.split("\n")
+    assignments: list[list[str]] = []
+    for line in lines:
+        hit = _VAR_LINE.match(line)
+        if hit and (line.startswith("/\\ ") or len(lines) == 1):
+            assignments.append([hit.group(1), line[hit.end():]])
+        elif assignments:
+            assignments[-1][1] += " " + line
+        elif line.strip():
+            raise GraphError(f"state label without a variable: {line[:80]!r}")
+    state: dict[str, Value] = {}
+    for name, raw in assignments:
+        value = cache.get(raw)
+        if value is None:
+            try:
+                value = cache[raw] = parse_value(raw)
+            except ValueSyntaxError as exc:
+                raise GraphError(f"{name}: {exc}") from exc
+        state[name] = value
+    return state
+
+
+def read_dot(path: Path | str, variables: Sequence[str] | None = None) -> StateGraph:
+    """The graph TLC dumped to `path` (variables in TLC's order unless given)."""
+    ids: dict[str, int] = {}
+    states: list[tuple[Value, ...]] = []
+    initial: list[int] = []
+    edges: dict[tuple[int, int], str] = {}
+    raw_edges: list[tuple[str, str, str]] = []
+    cache: dict[str, Value] = {}
+    names: tuple[str, ...] | None = tuple(variables) if variables else None
+    with open(path, encoding="utf-8", errors="replace") as handle:  # noqa: PTH123
+        for line in handle:
+            if line[:1] not in "-0123456789":
+                continue
+            edge = _EDGE.match(line)
+            if edge:
+                raw_edges.append((edge.group(1), edge.group(2), edge.group(3)))
+                continue
+            node = _NODE.match(line)
+            if node is None or node.group(1) in ids:
+                continue
+            state = _state(node.group(2), cache)
+            if names is None:
+                names = tuple(state)
+            if set(state) != set(names):
+                raise GraphError(f"a state with variables {sorted(state)}, expected "
+                                 f"{sorted(names)}")
+            ids[node.group(1)] = len(states)
+            states.append(tuple(state[v] for v in names))
+            if node.group(3):
+                initial.append(ids[node.group(1)])
+    for a, b, action in raw_edges:
+        if a in ids and b in ids and a != b:
+            key = (ids[a], ids[b])
+            edges[key] = action if key not in edges else edges[key]
+    return StateGraph(names or (), states, initial, list(edges), edges)
+
+
+@dataclass(frozen=True)
+class Exploration:
+    """A graph, or why there is none: `verdict` ok, over_budget, or TLC's verdict."""
+
+    graph: StateGraph | None
+    verdict: str
+    detail: str = ""
+    seconds: float = 0.0
+    tlc_runs: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.graph is not None
+
+
+def exploration_cfg(cfg: ModelConfig, budget: int) -> ModelConfig:
+    """The cfg that explores a model: no invariants, properties, symmetry or view; deadlock
+    off; the budget as one more constraint."""
+    return replace(cfg, invariants=(), properties=(), symmetry=None, view=None, alias=None,
+                   postcondition=None, check_deadlock=False,
+                   constraints=(*cfg.constraints, "AliasBudget"))
+
+
+def _wrapper(main: str, budget: int, definitions: Sequence[str] = ()) -> str:
+    return "\n".join([f"---- MODULE {EXPLORE} ----", f"EXTENDS {main}",
+                      "LOCAL INSTANCE Naturals", "AliasTLC == INSTANCE TLC",
+                      f"AliasBudget == AliasTLC!TLCGet(\"distinct\") < {budget}",
+                      *definitions, "====", ""])
+
+
+def explore(harness: Harness, spec: SpecSource, cfg: ModelConfig, *,
+            tlc_args: Sequence[str] = (), budget: int = DEFAULT_BUDGET,
+            timeout: float | None = None, cache: Path | None = None,
+            definitions: Sequence[str] = ()) -> Exploration:
+    """TLC's reachable graph of `spec` under `cfg` (cached by content when `cache` is given);
+    `definitions` go into the wrapper module, for cfg overrides `c <- AliasVal_c`."""
+    files = {**spec.files, f"{EXPLORE}.tla": _wrapper(spec.main, budget, definitions)}
+    model = exploration_cfg(cfg, budget)
+    args = [a for a in tlc_args if a != "-deadlock"]
+    key = _key(harness, files, model, args, budget)
+    if cache is not None:
+        hit = _load(cache, key)
+        if hit is not None:  # answered without TLC
+            return replace(hit, seconds=0.0, tlc_runs=0)
+    result = harness.check(SpecSource(EXPLORE, files), model, tlc_args=args, timeout=timeout,
+                           compat=True, read_graph=read_dot_safely)
+    found = _exploration(result, budget)
+    if cache is not None and found.verdict in ("ok", "over_budget", "eval_error",
+                                               "parse_error", "config_bind_fail"):
+        _store(cache, key, found)
+    return found
+
+
+def read_dot_safely(path: Path) -> StateGraph | str:
+    try:
+        return read_dot(path)
+    except GraphError as exc:
+        return f"the state dump could not be read: {exc}"
+
+
+def _exploration(result: CheckResult, budget: int) -> Exploration:
+    graph = result.extras.get("graph")
+    if result.verdict is not Verdict.OK or not isinstance(graph, StateGraph):
+        detail = graph if isinstance(graph, str) else (result.violated or result.detail[:300])
+        verdict = "unreadable" if isinstance(graph, str) else result.verdict.value
+        return Exploration(None, verdict, detail, result.seconds, 1)
+    if len(graph) >= budget:
+        return Exploration(None, "over_budget", f"more than {budget - 1} distinct states",
+                           result.seconds, 1)
+    if not graph.initial:
+        return Exploration(None, "vacuous", "no initial state", result.seconds, 1)
+    return Exploration(graph, "ok", "", result.seconds, 1)
+
+
+def _key(harness: Harness, files: Mapping[str, str], cfg: ModelConfig, args: Iterable[str],
+         budget: int) -> str:
+    blob = json.dumps({"format": GRAPH_FORMAT, "files": sorted(files.items()),
+                       "cfg": format_cfg(cfg), "args": list(args), "budget": budget,
+                       "jar": harness.toolchain.jar_sha256}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+
+def _load(cache: Path, key: str) -> Exploration | None:
+    path = cache / f"{key}.pickle"
+    try:
+        with path.open("rb") as handle:
+            found = pickle.load(handle)  # noqa: S301 - our own cache, keyed by content
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+        return None
+    return found if isinstance(found, Exploration) else None
+
+
+def _store(cache: Path, key: str, found: Exploration) -> None:
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = cache / f".{key}.{os.getpid()}.tmp"
+    with tmp.open("wb") as handle:
+        pickle.dump(replace(found, seconds=found.seconds), handle)
+    tmp.replace(cache / f"{key}.pickle")
+
+
+def default_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "alias-bench" / "graphs"

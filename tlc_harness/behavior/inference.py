@@ -1,0 +1,395 @@
+"""Infer a refinement mapping from the output's graph G to the reference's graph R, in memory.
+
+Every reference variable becomes an expression over G's state. A part of R's state (a variable,
+or its fields, components or pointwise projections when nothing fits it whole) is matched by a
+feature of G whose values, through a translation of atoms, are exactly the part's values over
+R's reachable states (both directions of refinement make the image of G's reachable states
+equal R's reachable states, so every part's values must agree). A part no feature matches may
+be derived: when R's other parts determine it on R's reachable states, a lookup table gives it,
+provided no unused variable of G could have held it. G's variables that no part uses are hidden.
+
+Parts are assigned one by one, fewest candidates first, and every partial assignment must keep
+the projected image of G's states equal to R's projected states and every G step a projected R
+step or a stutter. A full assignment is then checked forward and in reverse on the graphs
+(`checks`). When no candidate matches exactly, the closest candidates give a counterexample.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from . import checks
+from .features import Feature, Part, output_features, signature
+from .graphs import StateGraph
+from .translation import Hints, Table, TextBuilder, atom_hints, exact_tables, loose_table
+from .values import FALSE, TRUE, Fn, Value, to_tla, translate
+
+MAX_NODES = 20_000        # partial assignments tried
+MAX_FULL = 60             # full assignments checked on the graphs
+MAX_TABLE = 400           # entries of a lookup table for a derived part
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What gives one part: a feature through a translation (or a derived lookup)."""
+
+    feature: Feature | None
+    table: Table
+    image: tuple[Value, ...]            # the part's value per G state
+    derived_from: tuple[int, ...] = ()  # for a derived part: indexes of the parts it reads
+
+
+@dataclass
+class Inferred:
+    """The search's outcome: `verdict` ok, forward_fail, reverse_fail, no_mapping, undecided."""
+
+    verdict: str
+    reason: str
+    variables: dict[str, str] = field(default_factory=dict)   # R variable -> TLA+ over G
+    definitions: list[str] = field(default_factory=list)
+    model_values: list[str] = field(default_factory=list)
+    image: list[int] = field(default_factory=list)
+    counterexample: checks.GraphVerdict | None = None
+    tried: int = 0
+    hidden: tuple[str, ...] = ()
+
+
+class _Ids:
+    """Interns values (and tuples of ids) into small integers shared by both graphs."""
+
+    def __init__(self) -> None:
+        self.table: dict[object, int] = {}
+
+    def of(self, key: object) -> int:
+        got = self.table.get(key)
+        if got is None:
+            got = self.table[key] = len(self.table)
+        return got
+
+
+@dataclass
+class _Search:
+    out: StateGraph
+    ref: StateGraph
+    started: float
+    seconds: float
+    ids: _Ids = field(default_factory=_Ids)
+    nodes: int = 0
+    full: int = 0
+    first_failure: checks.GraphVerdict | None = None
+    passed_forward: bool = False
+    failure_choice: list[Choice] | None = None
+
+    def out_of_budget(self) -> bool:
+        return (self.nodes > MAX_NODES or self.full > MAX_FULL
+                or time.monotonic() - self.started > self.seconds)
+
+
+def depths(graph: StateGraph) -> list[int]:
+    """Each state's BFS depth from the initial states."""
+    depth = [-1] * len(graph.states)
+    frontier = list(graph.initial)
+    for i in frontier:
+        depth[i] = 0
+    succ = graph.successors()
+    level = 0
+    while frontier:
+        level += 1
+        nxt = []
+        for a in frontier:
+            for b in succ[a]:
+                if depth[b] < 0:
+                    depth[b] = level
+                    nxt.append(b)
+        frontier = nxt
+    return depth
+
+
+def _leaf_parts(out: StateGraph, ref: StateGraph, feats: list[Feature]
+                ) -> tuple[list[Part], list[Part], dict[int, list[Choice]]]:
+    """R's variables as trees of parts; the leaves; exact choices per leaf."""
+    roots = [Part(v, ref.column(v)) for v in ref.variables]
+    leaves: list[Part] = []
+    choices: dict[int, list[Choice]] = {}
+    value_sets = [f.values() for f in feats]
+    r_depths, g_depths = depths(ref), depths(out)
+
+    def exact(part: Part) -> list[Choice]:
+        r_values = frozenset(part.column)
+        found: list[Choice] = []
+        for feat, g_values in zip(feats, value_sets, strict=True):
+            if len(g_values) != len(r_values):
+                continue
+            def hints(feat: Feature = feat) -> tuple[Hints, Hints]:
+                return atom_hints(feat.column, g_depths), atom_hints(part.column, r_depths)
+            for table in exact_tables(g_values, r_values, hints):
+                image = tuple(translate(v, table) for v in feat.column) if table else \
+                    tuple(feat.column)
+                found.append(Choice(feat, table, image))
+        name = part.path.split(".")[0].split("[")[0]
+        found.sort(key=lambda c: (c.feature.depth if c.feature else 0, bool(c.table),
+                                  -_similar(name, c.feature.expr if c.feature else "")))
+        return found
+
+    memo: dict[int, list[Choice]] = {}
+
+    def cached(part: Part) -> list[Choice]:
+        if id(part) not in memo:
+            memo[id(part)] = exact(part)
+        return memo[id(part)]
+
+    def expand(part: Part, depth: int) -> None:
+        mine = cached(part)
+        ways = part.split(depth) if not mine else []
+        if ways:  # nothing fits it whole: rebuild it from the way whose parts fit best
+            best = max(ways, key=lambda w: sum(bool(cached(p)) for p in w.parts))
+            part.kind, part.keys, part.parts = best.kind, best.keys, best.parts
+            for sub in part.parts:
+                expand(sub, depth + 1)
+            return
+        choices[id(part)] = mine
+        leaves.append(part)
+
+    for root in roots:
+        expand(root, 1)
+    return roots, leaves, choices
+
+
+def _similar(a: str, b: str) -> float:
+    return difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio()
+
+
+def _projected(graph: StateGraph, keys: list[int]) -> tuple[set[int], set[int], set[tuple[int, int]]]:
+    return (set(keys), {keys[i] for i in graph.initial},
+            {(keys[a], keys[b]) for a, b in graph.edges})
+
+
+def _consistent(search: _Search, g_keys: list[int], r_keys: list[int]) -> bool:
+    r_states, r_init, r_edges = _projected(search.ref, r_keys)
+    if set(g_keys) != r_states or {g_keys[i] for i in search.out.initial} != r_init:
+        return False
+    return all(g_keys[a] == g_keys[b] or (g_keys[a], g_keys[b]) in r_edges
+               for a, b in search.out.edges)
+
+
+def _derive(search: _Search, part: Part, assigned: list[tuple[Part, Choice]],
+            r_keys: list[int], g_keys: list[int]) -> Choice | None:
+    """A lookup table for `part` over the parts already assigned (None: not determined)."""
+    values = part.column
+    table: dict[int, Value] = {}
+    for key, value in zip(r_keys, values, strict=True):
+        if table.setdefault(key, value) != value:
+            return None
+    if any(k not in table for k in g_keys):
+        return None
+    image = tuple(table[k] for k in g_keys)
+    for size in (1, 2, len(assigned)):  # the fewest parts that determine it
+        for combo in itertools.combinations(range(len(assigned)), min(size, len(assigned))):
+            small: dict[tuple[Value, ...], Value] = {}
+            ok = True
+            for j, value in enumerate(values):
+                key = tuple(assigned[i][0].column[j] for i in combo)
+                if small.setdefault(key, value) != value:
+                    ok = False
+                    break
+            if ok and len(small) <= MAX_TABLE:
+                return Choice(None, {}, image, combo)
+    return None
+
+
+def infer(out: StateGraph, ref: StateGraph, *, seconds: float = 60.0,
+          reverse_budget: int = 500_000) -> Inferred:
+    """The first mapping under which G refines R both ways on the graphs, or why none does."""
+    search = _Search(out, ref, time.monotonic(), seconds)
+    feats = output_features(out)
+    roots, leaves, choices = _leaf_parts(out, ref, feats)
+    matched = [p for p in leaves if choices[id(p)]]
+    unmatched = [p for p in leaves if not choices[id(p)]]
+    matched.sort(key=lambda p: len(choices[id(p)]))
+    r_start = [0] * len(ref.states)
+    g_start = [0] * len(out.states)
+    result: Inferred | None = None
+    assigned: list[tuple[Part, Choice]] = []
+
+    def deeper(depth: int, r_keys: list[int], g_keys: list[int]) -> Inferred | None:
+        search.nodes += 1
+        if search.out_of_budget():
+            return None
+        if depth == len(matched):
+            return _complete(search, roots, assigned, unmatched, feats, r_keys, g_keys,
+                             reverse_budget)
+        part = matched[depth]
+        r_ids = [search.ids.of(v) for v in part.column]
+        r_next = [search.ids.of((a, b)) for a, b in zip(r_keys, r_ids, strict=True)]
+        for choice in choices[id(part)]:
+            g_next = [search.ids.of((a, search.ids.of(v)))
+                      for a, v in zip(g_keys, choice.image, strict=True)]
+            if not _consistent(search, g_next, r_next):
+                continue
+            assigned.append((part, choice))
+            found = deeper(depth + 1, r_next, g_next)
+            assigned.pop()
+            if found is not None:
+                return found
+        return None
+
+    result = deeper(0, r_start, g_start)
+    if result is not None:
+        return result
+    if search.out_of_budget() and not search.first_failure:
+        return Inferred("undecided", f"the mapping search ran out of its budget "
+                        f"({search.nodes} partial mappings, {search.full} full ones)",
+                        tried=search.full)
+    return _closest(search, roots, leaves, choices, feats, reverse_budget)
+
+
+def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Choice]],
+              unmatched: list[Part], feats: list[Feature], r_keys: list[int],
+              g_keys: list[int], reverse_budget: int) -> Inferred | None:
+    """Derive the unmatched parts, then check the whole mapping on the graphs."""
+    chosen = {id(p): c for p, c in assigned}
+    used = {v for _, c in assigned if c.feature for v in c.feature.uses}
+    for part in unmatched:
+        shape = signature(part.column)
+        rivals = [f for f in feats if f.depth == 0 and not (f.uses & used)
+                  and signature(f.column) == shape]
+        if rivals:
+            return None  # an unused variable of G could hold it: not derived
+        choice = _derive(search, part, assigned, r_keys, g_keys)
+        if choice is None:
+            return None
+        chosen[id(part)] = choice
+    search.full += 1
+    image = _image(search, roots, chosen)
+    fwd = checks.forward(search.out, search.ref, image)
+    if not fwd.ok:
+        search.first_failure = search.first_failure or fwd
+        return None
+    search.passed_forward = True
+    rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget)
+    if not rev.ok:
+        if rev.limited:
+            return Inferred("undecided", rev.why, image=image, tried=search.full)
+        if search.first_failure is None or not search.first_failure.ref_path:
+            search.first_failure = rev
+        return None
+    texts = TextBuilder()
+    variables = {}
+    for root in roots:
+        text = _text(root, chosen, assigned, texts)
+        if text is None:
+            return None
+        variables[root.path] = text
+    hidden = tuple(v for v in search.out.variables if v not in used)
+    return Inferred("ok", "refines both ways on the state graphs", variables,
+                    texts.definitions, sorted(texts.model_values), image, None, search.full,
+                    hidden)
+
+
+def _values_of(part: Part, chosen: dict[int, Choice]) -> Sequence[Value]:
+    if part.kind == "leaf":
+        return chosen[id(part)].image
+    return part.rebuild([_values_of(p, chosen) for p in part.parts])
+
+
+def _image(search: _Search, roots: list[Part], chosen: dict[int, Choice]) -> list[int]:
+    columns = [_values_of(r, chosen) for r in roots]
+    index = search.ref.index()
+    return [index.get(state, -1) for state in zip(*columns, strict=True)]
+
+
+def _text(part: Part, chosen: dict[int, Choice], assigned: list[tuple[Part, Choice]],
+          texts: TextBuilder) -> str | None:
+    if part.kind != "leaf":
+        inner = [_text(p, chosen, assigned, texts) for p in part.parts]
+        if any(t is None for t in inner):
+            return None
+        return part.rebuild_text([t for t in inner if t is not None])
+    choice = chosen[id(part)]
+    if choice.feature is not None:
+        return texts.translated(choice.feature.expr, choice.feature.values(), choice.table)
+    sources = [assigned[i] for i in choice.derived_from]
+    if not sources:  # the part never changes
+        return to_tla(part.column[0])
+    keys = [_text(p, chosen, assigned, texts) for p, _ in sources]
+    if any(k is None for k in keys):
+        return None
+    pairs: dict[tuple[Value, ...], Value] = {}
+    for j, value in enumerate(part.column):
+        pairs[tuple(p.column[j] for p, _ in sources)] = value
+    name = texts.table(f"AliasD{len(texts.definitions) + 1}",
+                       [((k[0] if len(k) == 1 else _tuple(k)), v) for k, v in pairs.items()])
+    arg = keys[0] if len(keys) == 1 else "<<" + ", ".join(str(k) for k in keys) + ">>"
+    return f"{name}[{arg}]"
+
+
+def _tuple(values: tuple[Value, ...]) -> Value:
+    return Fn.tuple_of(values)
+
+
+def _closest(search: _Search, roots: list[Part], leaves: list[Part],
+             choices: dict[int, list[Choice]], feats: list[Feature],
+             reverse_budget: int) -> Inferred:
+    """No exact mapping: classify with the closest candidates and keep a counterexample."""
+    if search.passed_forward:
+        return Inferred("reverse_fail", "the output allows too few behaviors: under every "
+                        "mapping that passes forward, a reference behavior has no "
+                        "counterpart", counterexample=search.first_failure, tried=search.full)
+    if search.first_failure is not None:
+        return Inferred("forward_fail", _fail_text(search.first_failure),
+                        counterexample=search.first_failure, tried=search.full)
+    loose: dict[int, list[Choice]] = {}
+    for part in leaves:
+        if choices[id(part)]:
+            loose[id(part)] = choices[id(part)][:2]
+            continue
+        r_values = frozenset(part.column)
+        shape = signature(r_values)
+        found = []
+        for feat in feats:
+            g_values = feat.values()
+            if signature(g_values) != shape and not _bool_like(g_values, r_values):
+                continue
+            table = loose_table(g_values, r_values)
+            if table is None:
+                continue
+            image = tuple(translate(v, table) for v in feat.column)
+            overlap = len(frozenset(image) & r_values) / len(frozenset(image) | r_values)
+            found.append((-overlap, feat.depth, Choice(feat, table, image)))
+        found.sort(key=lambda t: (t[0], t[1]))
+        loose[id(part)] = [c for *_, c in found[:2]]
+    missing = [p.path for p in leaves if not loose[id(p)]]
+    if missing:
+        return Inferred("no_mapping", "nothing in the output's state corresponds to the "
+                        f"reference's {', '.join(missing)} (no variable, field or component "
+                        "with values of that kind)", tried=search.full)
+    for combo in itertools.islice(itertools.product(*(loose[id(p)] for p in leaves)), 16):
+        chosen = {id(p): c for p, c in zip(leaves, combo, strict=True)}
+        search.full += 1
+        image = _image(search, roots, chosen)
+        fwd = checks.forward(search.out, search.ref, image)
+        if not fwd.ok:
+            search.first_failure = search.first_failure or fwd
+            continue
+        rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget)
+        if rev.ok:  # cannot happen for an exact image; kept for safety
+            continue
+        return Inferred("reverse_fail", "the output allows too few behaviors: "
+                        + rev.why, counterexample=rev, tried=search.full)
+    failure = search.first_failure
+    return Inferred("forward_fail", _fail_text(failure) if failure else
+                    "no mapping makes the output's behaviors the reference's",
+                    counterexample=failure, tried=search.full)
+
+
+def _bool_like(g_values: frozenset[Value], r_values: frozenset[Value]) -> bool:
+    return r_values <= {TRUE, FALSE} and g_values <= {0, 1}
+
+
+def _fail_text(failure: checks.GraphVerdict) -> str:
+    return failure.why + (" (the output's behavior is shown)" if failure.out_path else
+                          " (the reference's behavior is shown)")

@@ -1,0 +1,33 @@
+"""The behavior grade's choices: which engine, and its budgets (importing this loads nothing)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+ENGINES = ("auto", "graphs", "wrappers")
+DEFAULT_LIMIT = 60          # mappings the wrapper engine tries
+DEFAULT_BUDGET = 200_000    # distinct states a state graph may have
+
+
+@dataclass(frozen=True)
+class BehaviorOptions:
+    """`engine`: `graphs` (explore both state graphs, infer the mapping in memory, confirm
+    with one TLC run), `wrappers` (search variable bijections, two TLC runs each) or `auto`
+    (graphs, and wrappers where a graph is over `budget` or the graph engine cannot model the
+    spec). `limit`: mappings the wrapper engine tries. `timeout`: TLC limit per run.
+    `cache`: folder of explored reference graphs (None: the user cache folder)."""
+
+    engine: str = "auto"
+    limit: int = DEFAULT_LIMIT
+    budget: int = DEFAULT_BUDGET
+    timeout: float | None = None
+    cache: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.engine not in ENGINES:
+            raise ValueError(f"behavior engine must be one of {', '.join(ENGINES)}, "
+                             f"not {self.engine!r}")
+
+    def with_timeout(self, timeout: float | None) -> BehaviorOptions:
+        return replace(self, timeout=timeout)

@@ -1,0 +1,243 @@
+"""Value translations: which atoms of the output stand for which atoms of the reference.
+
+A translation is a one-to-one map of atoms (strings, model values, booleans; integers only as
+0/1 for a boolean). Atoms that name the same thing are tied together first: the same atom, a
+string and a model value of the same name (any case), 0/1 and FALSE/TRUE. The remaining atoms
+may be matched freely, most similar names first, since a model names its own control states
+and tags. Integers otherwise stand for themselves: a counter never runs backwards to fit.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from .values import FALSE, TRUE, Bool, Fn, ModelValue, Value, atoms, sort_key, to_tla, translate
+
+MAX_FREE = 6              # free atoms matched by trying every permutation
+MAX_TABLES = 6            # translations kept per (feature, part)
+
+Table = dict[Value, Value]
+#: per atom, where it shows in its graph: (first BFS depth, number of states holding it)
+Hints = dict[Value, tuple[int, int]]
+
+
+def atom_hints(column: Sequence[Value], depths: Sequence[int]) -> Hints:
+    """Where each atom of a column first shows (BFS depth) and how often: atoms that play
+    the same part in two graphs (a PlusCal label, a tag) tend to show alike."""
+    found: dict[Value, list[int]] = {}
+    for value, depth in zip(column, depths, strict=True):
+        for atom in set(atoms(value)):
+            seen = found.setdefault(atom, [depth, 0])
+            seen[0] = min(seen[0], depth)
+            seen[1] += 1
+    return {a: (d, n) for a, (d, n) in found.items()}
+
+
+def _name(atom: Value) -> str | None:
+    if isinstance(atom, str):
+        return atom.lower()
+    if isinstance(atom, ModelValue):
+        return atom.name.lower()
+    return None
+
+
+def _tied(atom: Value, targets: set[Value]) -> Value | None:
+    """The reference atom that `atom` must stand for, if one names the same thing."""
+    if atom in targets:
+        return atom
+    if isinstance(atom, int) and not isinstance(atom, Bool):
+        if TRUE in targets or FALSE in targets:
+            return {0: FALSE, 1: TRUE}.get(atom)
+        return None
+    if isinstance(atom, Bool) and (0 in targets or 1 in targets):
+        return 1 if atom.value else 0
+    name = _name(atom)
+    if name is None:
+        return None
+    hits = [t for t in targets if _name(t) == name]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _free(atom: Value) -> bool:
+    return isinstance(atom, (str, ModelValue, Bool))
+
+
+def _split(g_atoms: set[Value], r_atoms: set[Value]) -> tuple[Table, list[Value], list[Value]] | None:
+    forced: Table = {}
+    for atom in sorted(g_atoms, key=sort_key):
+        tied = _tied(atom, r_atoms)
+        if tied is not None and tied not in forced.values():
+            forced[atom] = tied
+        elif not _free(atom):
+            return None  # an integer with no counterpart
+    rest_g = sorted((a for a in g_atoms if a not in forced), key=sort_key)
+    taken = set(forced.values())
+    rest_r = sorted((a for a in r_atoms if a not in taken and _free(a)), key=sort_key)
+    return forced, rest_g, rest_r
+
+
+def _similarity(a: Value, b: Value) -> float:
+    na, nb = _name(a) or repr(a).lower(), _name(b) or repr(b).lower()
+    return difflib.SequenceMatcher(None, na, nb).ratio()
+
+
+def _pairings(rest_g: list[Value], rest_r: list[Value],
+              hints: tuple[Hints, Hints] | None = None) -> Iterator[Table]:
+    """One-to-one pairings of the free atoms: atoms that show alike in their graphs first,
+    then the most similar names."""
+    g_hint, r_hint = hints or ({}, {})
+
+    def alike(g: Value, r: Value) -> float:
+        gh, rh = g_hint.get(g), r_hint.get(r)
+        return (gh is not None and gh == rh) * 2.0 + (gh is not None and rh is not None
+                                                      and gh[0] == rh[0]) * 1.0
+
+    def score(perm: Sequence[Value]) -> float:
+        return sum(alike(g, r) + _similarity(g, r) for g, r in zip(rest_g, perm, strict=True))
+
+    if len(rest_g) <= MAX_FREE:
+        for perm in sorted(itertools.permutations(rest_r, len(rest_g)), key=lambda p: -score(p)):
+            yield dict(zip(rest_g, perm, strict=True))
+        return
+    # too many to try them all: greedy, best-scoring pairs first
+    pairs = sorted(((alike(g, r) + _similarity(g, r), i, j) for i, g in enumerate(rest_g)
+                    for j, r in enumerate(rest_r)), reverse=True)
+    table: Table = {}
+    used: set[int] = set()
+    for _, i, j in pairs:
+        if rest_g[i] not in table and j not in used:
+            table[rest_g[i]] = rest_r[j]
+            used.add(j)
+    yield table
+
+
+def exact_tables(g_values: frozenset[Value], r_values: frozenset[Value],
+                 hints: Callable[[], tuple[Hints, Hints]] | None = None) -> Iterator[Table]:
+    """Translations under which the output's values are exactly the reference's (`hints`
+    orders the pairings of free atoms; called only when there are some)."""
+    if len(g_values) != len(r_values):
+        return
+    if g_values == r_values:
+        yield {}
+    g_atoms = {a for v in g_values for a in atoms(v)}
+    r_atoms = {a for v in r_values for a in atoms(v)}
+    if len(g_atoms) != len(r_atoms):
+        return
+    split = _split(g_atoms, r_atoms)
+    if split is None:
+        return
+    forced, rest_g, rest_r = split
+    if len(rest_g) != len(rest_r):
+        return
+    kept = 0
+    for pairing in _pairings(rest_g, rest_r, hints() if hints and rest_g else None):
+        table = {k: v for k, v in {**forced, **pairing}.items() if k != v}
+        if not table:
+            continue  # the identity was tried first
+        if frozenset(translate(v, table) for v in g_values) == r_values:
+            yield table
+            kept += 1
+            if kept >= MAX_TABLES:
+                return
+
+
+def loose_table(g_values: frozenset[Value], r_values: frozenset[Value]) -> Table | None:
+    """The likeliest translation when none is exact (for a counterexample), or None."""
+    g_atoms = {a for v in g_values for a in atoms(v)}
+    r_atoms = {a for v in r_values for a in atoms(v)}
+    forced: Table = {}
+    for atom in g_atoms:
+        tied = _tied(atom, r_atoms)
+        if tied is not None:
+            forced[atom] = tied
+    rest_g = sorted((a for a in g_atoms if a not in forced and _free(a)), key=sort_key)
+    rest_r = sorted((a for a in r_atoms if a not in forced.values() and _free(a)), key=sort_key)
+    pairing = next(_pairings(rest_g, rest_r), {}) if rest_g and rest_r else {}
+    table = {k: v for k, v in {**forced, **pairing}.items() if k != v}
+    image = frozenset(translate(v, table) for v in g_values)
+    return table if image & r_values else None
+
+
+# ------------------------------------------------------------------ TLA+ text of a translation
+@dataclass
+class TextBuilder:
+    """Writes translations as TLA+ operators (`AliasT1(x) == CASE ...`) for the wrapper."""
+
+    definitions: list[str] = field(default_factory=list)
+    model_values: set[str] = field(default_factory=set)
+    _ops: dict[tuple[tuple[str, str], ...], str] = field(default_factory=dict)
+
+    def operator(self, table: Table) -> str:
+        items = tuple(sorted((to_tla(k), to_tla(v)) for k, v in table.items()))
+        if items not in self._ops:
+            name = f"AliasT{len(self._ops) + 1}"
+            cases = " [] ".join(f"AliasX = {k} -> {v}" for k, v in items)
+            self.definitions.append(f"{name}(AliasX) == CASE {cases} [] OTHER -> AliasX")
+            self._ops[items] = name
+            self.model_values |= {v.name for v in table.values() if isinstance(v, ModelValue)}
+        return self._ops[items]
+
+    def table(self, name: str, pairs: list[tuple[Value, Value]]) -> str:
+        """A lookup table `name == [x \\in {...} |-> CASE ...]` (a derived variable)."""
+        domain = "{" + ", ".join(to_tla(k) for k, _ in pairs) + "}"
+        cases = " [] ".join(f"AliasX = {to_tla(k)} -> {to_tla(v)}" for k, v in pairs)
+        self.definitions.append(f"{name} == [AliasX \\in {domain} |-> CASE {cases}]")
+        self.model_values |= {a.name for k, v in pairs for a in (*atoms(k), *atoms(v))
+                              if isinstance(a, ModelValue)}
+        return name
+
+    def translated(self, expr: str, values: frozenset[Value], table: Table, depth: int = 0
+                   ) -> str | None:
+        """`expr` with its atoms mapped through `table` (None: values of mixed shapes)."""
+        if not table:
+            return expr
+        hit = [a for v in values for a in atoms(v) if a in table]
+        if not hit:
+            return expr
+        if all(not isinstance(v, (frozenset, Fn)) for v in values):
+            # TLC cannot compare an integer with a string: one kind of atom per position
+            kinds = {type(v) for v in values if not isinstance(v, ModelValue)}
+            return f"{self.operator(table)}({expr})" if len(kinds) <= 1 else None
+        if all(isinstance(v, frozenset) for v in values):
+            elems = frozenset(x for v in values for x in v)  # type: ignore[union-attr]
+            var = f"AliasE{depth}"
+            inner = self.translated(var, elems, table, depth + 1)
+            return None if inner is None else f"{{{inner} : {var} \\in {expr}}}"
+        records = [v for v in values if isinstance(v, Fn)]
+        if len(records) == len(values) and records and all(
+                isinstance(k, str) and k not in table for r in records for k in r.domain()) \
+                and len({r.domain() for r in records}) == 1:  # records: field by field
+            fields = sorted(records[0].domain(), key=sort_key)
+            texts = []
+            for f in fields:
+                assert isinstance(f, str)
+                inner = self.translated(f"{expr}[{to_tla(f)}]",
+                                        frozenset(r[f] for r in records), table, depth + 1)
+                if inner is None:
+                    return None
+                texts.append(f"{f} |-> {inner}" if f.isidentifier() else None)
+            if None not in texts:
+                return "[" + ", ".join(t for t in texts if t) + "]"
+        if all(isinstance(v, Fn) for v in values):
+            fns = [v for v in values if isinstance(v, Fn)]
+            keys = frozenset(k for f in fns for k in f.domain())
+            vals = frozenset(x for f in fns for x in f.values())
+            var = f"AliasK{depth}"
+            inner = self.translated(f"{expr}[{var}]", vals, table, depth + 1)
+            if inner is None:
+                return None
+            if not any(a in table for k in keys for a in atoms(k)):
+                return f"[{var} \\in DOMAIN {expr} |-> {inner}]"
+            if not all(not isinstance(k, (frozenset, Fn)) for k in keys):
+                return None
+            inverse = {v: k for k, v in table.items()}
+            back = self.operator(inverse)
+            inner = self.translated(f"{expr}[{back}({var})]", vals, table, depth + 1)
+            op = self.operator(table)
+            return (None if inner is None else
+                    f"[{var} \\in {{{op}(AliasJ{depth}) : AliasJ{depth} \\in DOMAIN {expr}}} "
+                    f"|-> {inner}]")
+        return None

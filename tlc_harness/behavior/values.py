@@ -1,0 +1,298 @@
+"""TLA+ values as TLC prints them, read into hashable Python values, and written back as TLA+.
+
+The Python side follows TLA+ equality: records, tuples and functions are all `Fn` (a record is a
+function on strings, a tuple a function on 1..n), so `<<1, 2>>` equals `(1 :> 1 @@ 2 :> 2)`.
+Integers are `int`, strings `str`, booleans the `TRUE`/`FALSE` singletons (never Python's
+`bool`, which would equal 0 and 1), model values `ModelValue`, sets `frozenset`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True, slots=True)
+class Bool:
+    """A TLA+ boolean (kept apart from Python's `bool`, which equals 0 and 1)."""
+
+    value: bool
+
+    def __repr__(self) -> str:
+        return "TRUE" if self.value else "FALSE"
+
+
+TRUE = Bool(True)
+FALSE = Bool(False)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelValue:
+    """A TLC model value: equal only to itself."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class Fn:
+    """A TLA+ function (records and tuples included): its pairs in a canonical key order."""
+
+    __slots__ = ("_hash", "_map", "items")
+
+    def __init__(self, pairs: Iterable[tuple[Value, Value]]) -> None:
+        self._map: dict[Value, Value] = dict(pairs)
+        self.items: tuple[tuple[Value, Value], ...] = tuple(
+            sorted(self._map.items(), key=lambda kv: sort_key(kv[0])))
+        self._hash = hash(self.items)
+
+    @classmethod
+    def tuple_of(cls, values: Iterable[Value]) -> Fn:
+        return cls(enumerate(values, 1))
+
+    def __getitem__(self, key: Value) -> Value:
+        return self._map[key]
+
+    def get(self, key: Value) -> Value | None:
+        return self._map.get(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._map
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def domain(self) -> frozenset[Value]:
+        return frozenset(self._map)
+
+    def values(self) -> list[Value]:
+        return [v for _, v in self.items]
+
+    def is_tuple(self) -> bool:
+        return all(type(k) is int and k == i for i, (k, _) in enumerate(self.items, 1))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Fn) and self._hash == other._hash and self.items == other.items
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[type[Fn], tuple[tuple[tuple[Value, Value], ...]]]:
+        return (Fn, (self.items,))  # the hash of strings differs between processes
+
+    def __repr__(self) -> str:
+        return to_tla(self)
+
+
+Value = Union[int, str, Bool, ModelValue, frozenset["Value"], Fn]  # noqa: UP007
+
+
+def sort_key(value: Value) -> tuple[object, ...]:
+    """A total order over values of any kind (for canonical forms and stable output)."""
+    if isinstance(value, Bool):
+        return (1, value.value)
+    if isinstance(value, int):
+        return (0, value)
+    if isinstance(value, str):
+        return (2, value)
+    if isinstance(value, ModelValue):
+        return (3, value.name)
+    if isinstance(value, frozenset):
+        return (4, tuple(sorted(sort_key(v) for v in value)))
+    return (5, tuple((sort_key(k), sort_key(v)) for k, v in value.items))
+
+
+def is_atom(value: Value) -> bool:
+    return not isinstance(value, (frozenset, Fn))
+
+
+class ValueSyntaxError(ValueError):
+    """The text is not a value as TLC prints it."""
+
+
+_TOKEN = re.compile(r"""\s*(?:
+    (?P<int>-?\d+)
+  | (?P<str>"(?:[^"\\]|\\.)*")
+  | (?P<op><<|>>|\|->|:>|@@|\.\.|->|[{}\[\](),:])
+  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+)""", re.X)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", '"': '"', "\\": "\\"}
+
+
+def _tokens(text: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    pos, end = 0, len(text.rstrip())
+    while pos < end:
+        hit = _TOKEN.match(text, pos)
+        if hit is None or hit.end() == pos:
+            raise ValueSyntaxError(f"unexpected text at {pos}: {text[pos:pos + 30]!r}")
+        kind = hit.lastgroup or ""
+        out.append((kind, hit.group(kind)))
+        pos = hit.end()
+    return out
+
+
+class _Reader:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.toks = _tokens(text)
+        self.i = 0
+
+    def peek(self, ahead: int = 0) -> str:
+        j = self.i + ahead
+        return self.toks[j][1] if j < len(self.toks) else ""
+
+    def take(self, expected: str | None = None) -> tuple[str, str]:
+        if self.i >= len(self.toks):
+            raise ValueSyntaxError(f"unexpected end of {self.text[:60]!r}")
+        tok = self.toks[self.i]
+        if expected is not None and tok[1] != expected:
+            raise ValueSyntaxError(f"expected {expected!r}, found {tok[1]!r} in "
+                                   f"{self.text[:60]!r}")
+        self.i += 1
+        return tok
+
+    def items(self, close: str) -> Iterator[None]:
+        """Yield once per comma-separated item up to `close` (consumed)."""
+        if self.peek() == close:
+            self.take()
+            return
+        while True:
+            yield None
+            if self.take()[1] == close:
+                return
+            if self.toks[self.i - 1][1] != ",":
+                raise ValueSyntaxError(f"expected ',' or {close!r} in {self.text[:60]!r}")
+
+    def value(self) -> Value:
+        first = self.primary()
+        if self.peek() == ":>":  # (k :> v @@ k :> v ...) without the parentheses
+            pairs = []
+            key = first
+            while True:
+                self.take(":>")
+                pairs.append((key, self.value_no_fn()))
+                if self.peek() != "@@":
+                    break
+                self.take()
+                key = self.primary()
+            return Fn(pairs)
+        return first
+
+    def value_no_fn(self) -> Value:
+        return self.primary()
+
+    def primary(self) -> Value:
+        kind, tok = self.take()
+        if kind == "int":
+            if self.peek() == "..":
+                self.take()
+                high = int(self.take()[1])
+                return frozenset(range(int(tok), high + 1))
+            return int(tok)
+        if kind == "str":
+            return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), tok[1:-1])
+        if kind == "name":
+            if tok in ("TRUE", "FALSE"):
+                return TRUE if tok == "TRUE" else FALSE
+            return ModelValue(tok)
+        if tok == "{":
+            elems: list[Value] = []
+            for _ in self.items("}"):
+                elems.append(self.value())
+            return frozenset(elems)
+        if tok == "<<":
+            seq: list[Value] = []
+            for _ in self.items(">>"):
+                seq.append(self.value())
+            return Fn.tuple_of(seq)
+        if tok == "[":
+            fields: list[tuple[Value, Value]] = []
+            for _ in self.items("]"):
+                _, name = self.take()
+                self.take("|->")
+                fields.append((name, self.value()))
+            return Fn(fields)
+        if tok == "(":
+            inner = self.value()
+            self.take(")")
+            return inner
+        raise ValueSyntaxError(f"unexpected {tok!r} in {self.text[:60]!r}")
+
+
+def parse_value(text: str) -> Value:
+    """Read one value as TLC prints it (`{1, 2}`, `<<a, "s">>`, `[f |-> 1]`, `(1 :> 2 @@ ...)`)."""
+    reader = _Reader(text)
+    value = reader.value()
+    if reader.i != len(reader.toks):
+        raise ValueSyntaxError(f"text after the value: {reader.peek()!r} in {text[:60]!r}")
+    return value
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _tla_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def to_tla(value: Value) -> str:
+    """The value as a TLA+ expression that needs no module but Naturals/Integers.
+
+    Functions that are neither tuples nor records are written `[x \\in D |-> CASE ...]`, so the
+    expression needs no `TLC` module for `:>` and `@@`."""
+    if isinstance(value, Bool):
+        return "TRUE" if value.value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return _tla_string(value)
+    if isinstance(value, ModelValue):
+        return value.name
+    if isinstance(value, frozenset):
+        return "{" + ", ".join(to_tla(v) for v in sorted(value, key=sort_key)) + "}"
+    if not value.items or value.is_tuple():
+        return "<<" + ", ".join(to_tla(v) for v in value.values()) + ">>"
+    if all(isinstance(k, str) and _IDENT.match(k) for k, _ in value.items):
+        return "[" + ", ".join(f"{k} |-> {to_tla(v)}" for k, v in value.items) + "]"
+    domain = "{" + ", ".join(to_tla(k) for k, _ in value.items) + "}"
+    cases = " [] ".join(f"AliasX = {to_tla(k)} -> {to_tla(v)}" for k, v in value.items)
+    return f"[AliasX \\in {domain} |-> CASE {cases}]"
+
+
+def kind_of(value: Value) -> str:
+    """A coarse kind: int, bool, str, model, set, fn."""
+    if isinstance(value, Bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, ModelValue):
+        return "model"
+    return "set" if isinstance(value, frozenset) else "fn"
+
+
+def atoms(value: Value) -> Iterator[Value]:
+    """Every atom inside a value (keys of functions included)."""
+    if isinstance(value, frozenset):
+        for v in value:
+            yield from atoms(v)
+    elif isinstance(value, Fn):
+        for k, v in value.items:
+            yield from atoms(k)
+            yield from atoms(v)
+    else:
+        yield value
+
+
+def translate(value: Value, table: dict[Value, Value]) -> Value:
+    """The value with every atom (keys included) replaced through `table` (others kept)."""
+    if isinstance(value, frozenset):
+        return frozenset(translate(v, table) for v in value)
+    if isinstance(value, Fn):
+        return Fn((translate(k, table), translate(v, table)) for k, v in value.items)
+    return table.get(value, value)
