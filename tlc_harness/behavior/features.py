@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .graphs import StateGraph
-from .values import Fn, ModelValue, Value, kind_of, sort_key, to_tla
+from .values import Fn, ModelValue, Value, is_field_name, kind_of, sort_key, to_tla
 
 MAX_KEYS = 16       # fields or components a decomposition may have
 MAX_DEPTH = 2       # nesting of components
@@ -38,7 +38,7 @@ class Feature:
 
 def apply_text(expr: str, key: Value) -> str:
     """`expr.key` for an identifier-like string key, else `expr[key]`."""
-    if isinstance(key, str) and _IDENT.match(key):
+    if is_field_name(key):
         return f"{expr}.{key}"
     return f"{expr}[{to_tla(key)}]"
 
@@ -148,7 +148,7 @@ class Part:
 
     def rebuild_text(self, texts: list[str]) -> str:
         if self.kind == "fields":
-            if all(isinstance(k, str) and _IDENT.match(k) for k in self.keys):
+            if all(is_field_name(k) for k in self.keys):
                 return "[" + ", ".join(f"{k} |-> {t}" for k, t in
                                        zip(self.keys, texts, strict=True)) + "]"
             if self.keys == tuple(range(1, len(self.keys) + 1)):

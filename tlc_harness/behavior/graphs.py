@@ -32,7 +32,7 @@ EXPLORE = "AliasExplore"
 _NODE = re.compile(r'^(-?\d+) \[label="((?:[^"\\]|\\.)*)"(,style = filled)?\]')
 _EDGE = re.compile(r'^(-?\d+) -> (-?\d+) \[label="((?:[^"\\]|\\.)*)"')
 _DOT_ESCAPE = re.compile(r"\\(.)")
-_VAR_LINE = re.compile(r"(?:/\\ )?([A-Za-z_][A-Za-z0-9_]*) = ")
+_VAR_LINE = re.compile(r"(?:/\\ )?(\w*[A-Za-z]\w*) = ")
 
 
 @dataclass
@@ -47,8 +47,8 @@ class StateGraph:
     initial: list[int]
     edges: list[tuple[int, int]]
     actions: dict[tuple[int, int], str] = field(default_factory=dict)
-    _succ: list[list[int]] | None = None
-    _index: dict[tuple[Value, ...], int] | None = None
+    _succ: list[list[int]] | None = field(default=None, compare=False, repr=False)
+    _index: dict[tuple[Value, ...], int] | None = field(default=None, compare=False, repr=False)
 
     def __len__(self) -> int:
         return len(self.states)
@@ -107,6 +107,8 @@ class GraphError(ValueError):
 def _state(label: str, cache: dict[str, Value]) -> dict[str, Value]:
     text = _DOT_ESCAPE.sub(lambda m: "\n" if m.group(1) == "n" else m.group(1), label)
     lines = text.split("\n")
+    if not lines[0].startswith("/\\ "):  # one variable: `x = value`, maybe over several lines
+        lines = [" ".join(lines)]
     assignments: list[list[str]] = []
     for line in lines:
         hit = _VAR_LINE.match(line)

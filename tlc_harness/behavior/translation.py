@@ -14,7 +14,19 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .values import FALSE, TRUE, Bool, Fn, ModelValue, Value, atoms, sort_key, to_tla, translate
+from .values import (
+    FALSE,
+    TRUE,
+    Bool,
+    Fn,
+    ModelValue,
+    Value,
+    atoms,
+    is_field_name,
+    sort_key,
+    to_tla,
+    translate,
+)
 
 MAX_FREE = 6              # free atoms matched by trying every permutation
 MAX_TABLES = 6            # translations kept per (feature, part)
@@ -218,7 +230,7 @@ class TextBuilder:
                                         frozenset(r[f] for r in records), table, depth + 1)
                 if inner is None:
                     return None
-                texts.append(f"{f} |-> {inner}" if f.isidentifier() else None)
+                texts.append(f"{f} |-> {inner}" if is_field_name(f) else None)
             if None not in texts:
                 return "[" + ", ".join(t for t in texts if t) + "]"
         if all(isinstance(v, Fn) for v in values):

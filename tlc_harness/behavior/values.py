@@ -190,8 +190,10 @@ class _Reader:
         if kind == "int":
             if self.peek() == "..":
                 self.take()
-                high = int(self.take()[1])
-                return frozenset(range(int(tok), high + 1))
+                kind, high = self.take()
+                if kind != "int":
+                    raise ValueSyntaxError(f"an interval ends with {high!r} in {self.text[:60]!r}")
+                return frozenset(range(int(tok), int(high) + 1))
             return int(tok)
         if kind == "str":
             return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), tok[1:-1])
@@ -212,7 +214,9 @@ class _Reader:
         if tok == "[":
             fields: list[tuple[Value, Value]] = []
             for _ in self.items("]"):
-                _, name = self.take()
+                kind, name = self.take()
+                if kind != "name":
+                    raise ValueSyntaxError(f"a record field {name!r} in {self.text[:60]!r}")
                 self.take("|->")
                 fields.append((name, self.value()))
             return Fn(fields)
@@ -225,21 +229,38 @@ class _Reader:
 
 def parse_value(text: str) -> Value:
     """Read one value as TLC prints it (`{1, 2}`, `<<a, "s">>`, `[f |-> 1]`, `(1 :> 2 @@ ...)`)."""
-    reader = _Reader(text)
-    value = reader.value()
+    try:
+        reader = _Reader(text)
+        value = reader.value()
+    except ValueError as exc:
+        raise ValueSyntaxError(str(exc)) from exc
     if reader.i != len(reader.toks):
         raise ValueSyntaxError(f"text after the value: {reader.peek()!r} in {text[:60]!r}")
     return value
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_RESERVED = frozenset(
+    "ASSUME ASSUMPTION AXIOM CASE CHOOSE CONSTANT CONSTANTS DOMAIN ELSE ENABLED EXCEPT EXTENDS "
+    "IF IN INSTANCE LET LOCAL MODULE OTHER SF_ SUBSET THEN THEOREM UNCHANGED UNION VARIABLE "
+    "VARIABLES WF_ WITH BOOLEAN STRING TRUE FALSE".split())
+
+
+def is_field_name(key: object) -> bool:
+    """Whether `key` can be written as a record field (`r.key`, `[key |-> v]`)."""
+    return (isinstance(key, str) and bool(_IDENT.match(key)) and key not in _RESERVED
+            and not key.startswith(("WF_", "SF_")))
+
+
+_STRING_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r",
+                   "\f": "\\f"}
 
 
 def _tla_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    return '"' + "".join(_STRING_ESCAPES.get(c, c) for c in text) + '"'
 
 
-def to_tla(value: Value) -> str:
+def to_tla(value: Value, depth: int = 0) -> str:
     """The value as a TLA+ expression that needs no module but Naturals/Integers.
 
     Functions that are neither tuples nor records are written `[x \\in D |-> CASE ...]`, so the
@@ -253,14 +274,16 @@ def to_tla(value: Value) -> str:
     if isinstance(value, ModelValue):
         return value.name
     if isinstance(value, frozenset):
-        return "{" + ", ".join(to_tla(v) for v in sorted(value, key=sort_key)) + "}"
+        return "{" + ", ".join(to_tla(v, depth) for v in sorted(value, key=sort_key)) + "}"
     if not value.items or value.is_tuple():
-        return "<<" + ", ".join(to_tla(v) for v in value.values()) + ">>"
-    if all(isinstance(k, str) and _IDENT.match(k) for k, _ in value.items):
-        return "[" + ", ".join(f"{k} |-> {to_tla(v)}" for k, v in value.items) + "]"
-    domain = "{" + ", ".join(to_tla(k) for k, _ in value.items) + "}"
-    cases = " [] ".join(f"AliasX = {to_tla(k)} -> {to_tla(v)}" for k, v in value.items)
-    return f"[AliasX \\in {domain} |-> CASE {cases}]"
+        return "<<" + ", ".join(to_tla(v, depth) for v in value.values()) + ">>"
+    if all(is_field_name(k) for k, _ in value.items):
+        return "[" + ", ".join(f"{k} |-> {to_tla(v, depth)}" for k, v in value.items) + "]"
+    var = f"AliasX{depth}" if depth else "AliasX"
+    domain = "{" + ", ".join(to_tla(k, depth + 1) for k, _ in value.items) + "}"
+    cases = " [] ".join(f"{var} = {to_tla(k, depth + 1)} -> {to_tla(v, depth + 1)}"
+                        for k, v in value.items)
+    return f"[{var} \\in {domain} |-> CASE {cases}]"
 
 
 def kind_of(value: Value) -> str:

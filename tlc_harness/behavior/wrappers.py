@@ -19,6 +19,11 @@ from typing import Any
 
 from ..cfg import ModelConfig, format_cfg
 from ..identifiers import analyze_task
+from ..rename import rename_module_names
+from ..results import LIMIT_VERDICTS, CheckResult, TraceState, Verdict
+from ..runner import Harness
+from ..spec import SpecSource
+from ..tla_stdlib import TLA_KEYWORDS, standard_names
 from .search import (
     DEFAULT_LIMIT,
     Candidate,
@@ -27,11 +32,6 @@ from .search import (
     shape_mismatch,
     spec_shape,
 )
-from ..rename import rename_module_names
-from ..results import LIMIT_VERDICTS, CheckResult, TraceState, Verdict
-from ..runner import Harness
-from ..spec import SpecSource
-from ..tla_stdlib import TLA_KEYWORDS, standard_names
 
 OUT_MODULE = "AliasOut"
 FORWARD = "AliasForward"

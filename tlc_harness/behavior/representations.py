@@ -1,0 +1,494 @@
+"""Representation variants: specs that behave exactly like a reference R, with the state laid out
+otherwise (the grader's positive controls; on top of a behavior mutant, negative ones).
+
+A variant `AliasRep` instances a copy of R's main module (`AliasRepDefs`, which adds R's initial
+predicate, next-state action and fairness pieces as definitions) with R's variables written over
+the new layout's variables. Its states range over `AliasStates`, every reachable state of R
+written in the new layout, so TLC only has to *check* R's actions, never to solve them:
+`Next == \\E t \\in AliasStates : vars' = t /\\ AliasR!AliasNext`. Model values of R's cfg are
+named by `CHOOSE` over the set constant holding them, in TLC's order (first appearance in the cfg).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import tree_sitter
+
+from ..cfg import ModelConfig
+from ..results import Verdict
+from ..runner import Harness
+from ..spec import SpecSource
+from ..tla_nodes import parser
+from ..tla_stdlib import TLA_KEYWORDS, standard_names
+from .graphs import StateGraph, explore
+from .search import spec_shape
+from .values import FALSE, TRUE, Bool, Fn, ModelValue, Value, parse_value, to_tla, translate
+
+ALL_KINDS: tuple[str, ...] = ("record", "history", "derived_dropped", "bool_as_01",
+                              "bool_as_strings", "model_values_as_strings")
+MAIN = "AliasRep"
+DEFS = "AliasRepDefs"
+MAX_TABLE = 300
+PRIME = "'"
+_TEMPORAL = frozenset({"always", "eventually", "leads_to", "temporal_forall", "temporal_exists",
+                       "fairness", "step_expr_or_stutter", "step_expr_no_stutter", "plus_arrow"})
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+Node = tree_sitter.Node
+Piece = tuple[str, int]  # a piece of R's text and the column it starts at
+
+
+@dataclass(frozen=True)
+class RepresentationVariant:
+    """One layout of R: its files (empty when not made), main module, cfg, and whether TLC
+    confirmed it (`reason` says why not, or what was checked)."""
+
+    kind: str
+    files: Mapping[str, str]
+    main: str
+    cfg: ModelConfig
+    verified: bool
+    reason: str
+
+    @property
+    def made(self) -> bool:
+        return bool(self.files)
+
+
+@dataclass(frozen=True)
+class _Fair:
+    strong: bool
+    bounds: tuple[tuple[str, Piece], ...]  # (bound name, its set), outermost first
+    sub: Piece
+    action: Piece
+
+
+@dataclass
+class _Parts:
+    init: list[Piece] = field(default_factory=list)
+    next: Piece | None = None
+    fairness: list[_Fair] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    variables: tuple[str, ...]            # G's variables that take AliasStates' values
+    subs: tuple[tuple[str, str], ...]     # R's variable <- expression over G's state
+    encode: Callable[[tuple[Value, ...]], tuple[Value, ...]]
+    definitions: tuple[str, ...] = ()
+    counter: str | None = None            # history: a step counter modulo 2
+
+
+class _Unsupported(ValueError):
+    pass
+
+
+def _definitions(files: Mapping[str, str]) -> dict[str, tuple[Node, bytes, int]]:
+    """Top-level definitions of R's modules: name -> (body, module bytes, arity)."""
+    out: dict[str, tuple[Node, bytes, int]] = {}
+    for text in files.values():
+        src = text.encode("utf-8")
+        for module in parser().parse(src).root_node.children:
+            for node in module.children if module.type == "module" else []:
+                if node.type == "local_definition" and node.named_child_count:
+                    node = node.named_children[-1]
+                name, body = node.child_by_field_name("name"), node.child_by_field_name(
+                    "definition")
+                if node.type == "operator_definition" and name is not None and body is not None:
+                    arity = len(node.children_by_field_name("parameter"))
+                    out.setdefault(_text(src, name), (body, src, arity))
+    return out
+
+
+def _text(src: bytes, node: Node) -> str:
+    return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def _walk(node: Node) -> list[Node]:
+    out, todo = [], [node]
+    while todo:
+        cur = todo.pop()
+        out.append(cur)
+        todo.extend(cur.children)
+    return out
+
+
+def _spec_parts(files: Mapping[str, str], cfg: ModelConfig) -> _Parts:
+    """R's initial predicate, next-state action and fairness conjuncts (its cfg's SPECIFICATION,
+    or INIT and NEXT without fairness)."""
+    defs = _definitions(files)
+    if not cfg.specification:
+        if not (cfg.init and cfg.next):
+            raise _Unsupported("the cfg names no SPECIFICATION nor INIT and NEXT")
+        return _Parts([(cfg.init, 0)], (cfg.next, 0))
+    if cfg.specification not in defs:
+        raise _Unsupported(f"no module defines the specification {cfg.specification}")
+    parts = _Parts()
+    body, src, _ = defs[cfg.specification]
+
+    def temporal(node: Node, src: bytes, seen: frozenset[str]) -> bool:
+        for n in _walk(node):
+            if n.type in _TEMPORAL:
+                return True
+            name = _text(src, n) if n.type == "identifier_ref" else ""
+            if name in defs and name not in seen and defs[name][2] == 0 and temporal(
+                    defs[name][0], defs[name][1], seen | {name}):
+                return True
+        return False
+
+    def piece(node: Node, src: bytes) -> Piece:
+        return _text(src, node), node.start_point[1]
+
+    def collect(node: Node, src: bytes, bounds: tuple[tuple[str, Piece], ...],
+                seen: frozenset[str]) -> None:
+        while node.type == "parentheses" and node.named_child_count == 1:
+            node = node.named_children[0]
+        symbol = node.child_by_field_name("symbol")
+        kind = symbol.type if symbol is not None else ""
+        if node.type == "conj_list":
+            for item in node.named_children:
+                if item.type == "conj_item":
+                    collect(item.named_children[-1], src, bounds, seen)
+        elif node.type == "bound_infix_op" and kind == "land":
+            for side in ("lhs", "rhs"):
+                child = node.child_by_field_name(side)
+                assert child is not None
+                collect(child, src, bounds, seen)
+        elif node.type == "bounded_quantification" and getattr(
+                node.child_by_field_name("quantifier"), "type", "") == "forall":
+            inner = list(bounds)
+            for bound in node.children_by_field_name("bound"):
+                names = bound.children_by_field_name("intro")
+                domain = bound.child_by_field_name("set")
+                if domain is None or any(n.type != "identifier" for n in names):
+                    raise _Unsupported(f"a fairness quantifier {_text(src, bound)!r}")
+                inner += [(_text(src, n), piece(domain, src)) for n in names]
+            expression = node.child_by_field_name("expression")
+            assert expression is not None
+            collect(expression, src, tuple(inner), seen)
+        elif node.type == "fairness" and len(node.children) == 5:
+            parts.fairness.append(_Fair(node.children[0].type == "SF_", bounds,
+                                        piece(node.children[1], src),
+                                        piece(node.children[3], src)))
+        elif (node.type == "bound_prefix_op" and kind == "always" and not bounds
+              and getattr(node.child_by_field_name("rhs"), "type", "") == "step_expr_or_stutter"
+              and parts.next is None):
+            step = node.child_by_field_name("rhs")
+            assert step is not None
+            parts.next = piece(step.named_children[0], src)
+        elif node.type == "identifier_ref" and _text(src, node) in defs and \
+                _text(src, node) not in seen and temporal(node, src, seen):
+            name = _text(src, node)
+            target, target_src, arity = defs[name]
+            if arity:
+                raise _Unsupported(f"the temporal conjunct {name} has parameters")
+            collect(target, target_src, bounds, seen | {name})
+        elif not bounds and not temporal(node, src, seen):
+            parts.init.append(piece(node, src))
+        else:
+            raise _Unsupported(f"the conjunct {_text(src, node)[:80]!r} of the specification")
+
+    collect(body, src, (), frozenset({cfg.specification}))
+    if not parts.init or parts.next is None:
+        raise _Unsupported(f"{cfg.specification} is not `Init /\\ [][Next]_v /\\ fairness`")
+    return parts
+
+
+def _definition(head: str, text: Piece) -> str:
+    body, column = text
+    return f"{head} ==\n{' ' * column}{body}" if "\n" in body else f"{head} == {body}"
+
+
+def _params(names: Sequence[str]) -> str:
+    return f"({', '.join(names)})" if names else ""
+
+
+def _helper(main_text: str, main: str, parts: _Parts) -> str:
+    """A copy of R's main module, renamed, with the specification's pieces as definitions."""
+    lines = [_definition(f"AliasInit_{i}", p) for i, p in enumerate(parts.init, 1)]
+    lines.append("AliasInit == " + " /\\ ".join(f"AliasInit_{i}"
+                                                for i in range(1, len(parts.init) + 1)))
+    assert parts.next is not None
+    lines.append(_definition("AliasNext", parts.next))
+    for k, fair in enumerate(parts.fairness, 1):
+        names = [n for n, _ in fair.bounds]
+        for j, (_, domain) in enumerate(fair.bounds):
+            lines.append(_definition(f"AliasSet_{k}_{j + 1}{_params(names[:j])}", domain))
+        lines.append(_definition(f"AliasAct_{k}{_params(names)}", fair.action))
+        lines.append(_definition(f"AliasSub_{k}{_params(names)}", fair.sub))
+    src = main_text.encode("utf-8")
+    module = next((m for m in parser().parse(src).root_node.children if m.type == "module"), None)
+    end = module.children[-1] if module is not None and module.children else None
+    if end is None or end.type != "double_line":
+        raise _Unsupported(f"module {main} has no closing ====")
+    text = (src[:end.start_byte].decode("utf-8") + "\n" + "\n\n".join(lines) + "\n"
+            + src[end.start_byte:].decode("utf-8"))
+    return re.sub(rf"(-{{4,}}\s*MODULE\s+){main}\b", rf"\g<1>{DEFS}", text, count=1)
+
+
+def _model_values(cfg: ModelConfig, constants: Sequence[str]
+                  ) -> tuple[dict[Value, Value], list[str]]:
+    """How AliasRep names each model value of R's cfg (a constant, or a CHOOSE over the set
+    constant holding it, in TLC's order: first appearance in the cfg), and the definitions."""
+    order: dict[str, int] = {}
+    for _, value in cfg.constants:
+        for word in _IDENT.findall(value):
+            order.setdefault(word, len(order))
+    names: dict[Value, Value] = {}
+    defs: list[str] = []
+    for name, value in cfg.constants:
+        try:
+            parsed = parse_value(value)
+        except ValueError:
+            continue
+        if name not in constants:
+            continue
+        if isinstance(parsed, ModelValue):
+            names.setdefault(parsed, ModelValue(name))
+        elif isinstance(parsed, frozenset) and parsed and all(
+                isinstance(v, ModelValue) for v in parsed):
+            chain: list[str] = []
+            for m in sorted(parsed, key=lambda v: order.get(str(v), 0)):
+                alias = f"AliasM_{name}_{len(chain) + 1}"
+                rest = f" \\ {{{', '.join(chain)}}}" if chain else ""
+                defs.append(f"{alias} == CHOOSE AliasX \\in {name}{rest} : TRUE")
+                chain.append(alias)
+                names.setdefault(m, ModelValue(alias))
+    return names, defs
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    while base in taken:
+        base += "_"
+    taken.add(base)
+    return base
+
+
+def _layout(kind: str, graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]
+            ) -> _Layout | str:
+    """The layout of `kind` for R's graph, or why this R has none."""
+    names = graph.variables
+    same = tuple((v, v) for v in names)
+    if kind == "record":
+        st = _fresh("st", taken)
+        return _Layout((st,), tuple((v, f"{st}.{v}") for v in names),
+                       lambda s: (Fn(zip(names, s, strict=True)),))
+    if kind == "history":
+        return _Layout(names, same, lambda s: s, counter=_fresh("aliasSteps", taken))
+    if kind == "derived_dropped":
+        if len(names) < 2:
+            return "skipped: the reference has one variable"
+        if len(graph) > MAX_TABLE:
+            return f"skipped: a table of {len(graph)} entries (more than {MAX_TABLE})"
+        derived = []
+        for d in range(len(names)):
+            table: dict[Value, Value] = {}
+            for s in graph.states:
+                key = Fn.tuple_of(x for i, x in enumerate(s) if i != d)
+                if table.setdefault(key, s[d]) != s[d]:
+                    break
+            else:
+                derived.append((len(set(table.values())) == 1, d, table))
+        if not derived:
+            return "skipped: no variable is a function of the others"
+        _, d, table = min(derived, key=lambda c: c[:2])  # a variable that varies, first
+        others = tuple(v for i, v in enumerate(names) if i != d)
+        table_text = to_tla(translate(Fn(table.items()), mv_names))
+        subs = tuple((v, f"AliasTable[<<{', '.join(others)}>>]" if v == names[d] else v)
+                     for v in names)
+        return _Layout(others, subs, lambda s: tuple(x for i, x in enumerate(s) if i != d),
+                       (f"AliasTable == {table_text}",))
+    if kind in ("bool_as_01", "bool_as_strings", "model_values_as_strings"):
+        mv = kind == "model_values_as_strings"
+        cols = [graph.column(v) for v in names]
+        hit = [all(isinstance(x, ModelValue) if mv else isinstance(x, Bool) for x in col)
+               for col in cols]
+        if not any(hit):
+            return f"skipped: no variable holds only {'model values' if mv else 'booleans'}"
+        true, false = (1, 0) if kind == "bool_as_01" else ("yes", "no")
+        suffix = {"bool_as_01": "Num", "bool_as_strings": "Str"}.get(kind, "Name")
+        new = tuple(_fresh(v + suffix, taken) if h else v for v, h in zip(names, hit, strict=True))
+        code: dict[Value, Value] = {TRUE: true, FALSE: false}
+        defs: tuple[str, ...] = ()
+        if mv:
+            held = sorted({str(x) for col, h in zip(cols, hit, strict=True) if h for x in col})
+            if any(ModelValue(m) not in mv_names for m in held):
+                return "skipped: a model value the cfg's constants do not name"
+            code = {ModelValue(m): m for m in held}
+            arms = " [] ".join(f'AliasS = "{m}" -> {mv_names[ModelValue(m)]}' for m in held)
+            defs = (f"AliasMV == [AliasS \\in {{{', '.join(to_tla(m) for m in held)}}} |-> "
+                    f"CASE {arms}]",)
+
+        def sub(v: str, n: str) -> str:
+            if mv:
+                return f"AliasMV[{n}]"
+            return f"({n} = {to_tla(true)})"
+
+        subs = tuple((v, sub(v, n) if h else v) for v, n, h in zip(names, new, hit, strict=True))
+        return _Layout(new, subs, lambda s: tuple(
+            code[x] if h else x for x, h in zip(s, hit, strict=True)), defs)
+    raise ValueError(f"unknown representation kind {kind!r}")
+
+
+def _module(layout: _Layout, graph: StateGraph, parts: _Parts, constants: Sequence[str],
+            mv_names: dict[Value, Value], mv_defs: Sequence[str], overrides: Sequence[str]
+            ) -> str:
+    """The text of AliasRep for one layout."""
+    one = len(layout.variables) == 1
+    all_vars = (*layout.variables, *([layout.counter] if layout.counter else []))
+    tup = f"<<{', '.join(all_vars)}>>"
+
+    def assign(prime: str) -> str:
+        if one:
+            return f"{layout.variables[0]}{prime} = AliasT"
+        return " /\\ ".join(f"{v}{prime} = AliasT[{i}]"
+                            for i, v in enumerate(layout.variables, 1))
+
+    step = f" /\\ {layout.counter}' = 1 - {layout.counter}" if layout.counter else ""
+    elements = []
+    for s in graph.states:
+        enc = layout.encode(s)
+        elements.append(to_tla(translate(enc[0] if one else Fn.tuple_of(enc), mv_names)))
+    lines = [f"---- MODULE {MAIN} ----", "EXTENDS Integers"]
+    if constants:
+        lines.append(f"CONSTANTS {', '.join(constants)}")
+    lines += [f"VARIABLES {', '.join(all_vars)}", *mv_defs, *overrides, *layout.definitions,
+              f"AliasR == INSTANCE {DEFS} WITH "
+              + ", ".join(f"{r} <- {e}" for r, e in layout.subs),
+              "AliasStates == {\n    " + ",\n    ".join(elements) + "}"]
+    counter_init = f" /\\ {layout.counter} = 0" if layout.counter else ""
+    init = (f"{layout.variables[0]} \\in AliasStates" if one else
+            f"\\E AliasT \\in AliasStates : {assign('')}")
+    lines.append(f"Init == {init}{counter_init} /\\ AliasR!AliasInit")
+    lines.append(f"Next == \\E AliasT \\in AliasStates : {assign(PRIME)}{step} "
+                 "/\\ AliasR!AliasNext")
+    fair = []
+    for k, f in enumerate(parts.fairness, 1):
+        params = [f"AliasB{j}" for j in range(1, len(f.bounds) + 1)]
+        p = _params(params)
+        lines.append(f"AliasA_{k}{p} == \\E AliasT \\in AliasStates : {assign(PRIME)}{step} "
+                     f"/\\ AliasR!AliasAct_{k}{p} /\\ (AliasR!AliasSub_{k}{p})' # "
+                     f"AliasR!AliasSub_{k}{p}")
+        quants = "".join(f"\\A {b} \\in AliasR!AliasSet_{k}_{j + 1}{_params(params[:j])} : "
+                         for j, b in enumerate(params))
+        fair.append(f"({quants}{'SF' if f.strong else 'WF'}_{tup}(AliasA_{k}{p}))")
+    if fair:
+        lines.append("AliasFairness == " + " /\\ ".join(fair))
+    lines += [f"Spec == Init /\\ [][Next]_{tup}" + (" /\\ AliasFairness" if fair else ""),
+              "===="]
+    return "\n".join(lines) + "\n"
+
+
+def _variant_cfg(cfg: ModelConfig, files: Mapping[str, str], main: str, constants: Sequence[str]
+                 ) -> tuple[ModelConfig, list[str]]:
+    """R's cfg for AliasRep: SPECIFICATION Spec, R's constants; overrides of R's constants by a
+    definition get that definition in AliasRep (a literal only), others act in the copy."""
+    defs = _definitions(files)
+    allowed = standard_names() | TLA_KEYWORDS | cfg.model_values() | {"TRUE", "FALSE"}
+    extra: list[str] = []
+    values = []
+    for name, value in cfg.constants:
+        if name not in constants and not value.lstrip().startswith("["):
+            value = f"[{_home(files, main, name)}] {value}"
+        values.append((name, value))
+    overrides = []
+    for name, target in cfg.overrides:
+        qualified = target.lstrip().startswith("[")
+        if name in constants and not qualified:
+            found = defs.get(target)
+            body = _text(found[1], found[0]) if found and found[2] == 0 else None
+            if body is None or not all(w in allowed for w in _IDENT.findall(body)):
+                raise _Unsupported(f"the cfg overrides {name} by {target}, not a literal")
+            extra.append(f"{target} == {' '.join(body.split())}")
+        elif not qualified:
+            target = f"[{_home(files, main, name)}] {target}"
+        overrides.append((name, re.sub(rf"^\s*\[\s*{main}\s*\]", f"[{DEFS}]", target)))
+    return ModelConfig(constants=tuple(values), overrides=tuple(overrides),
+                       specification="Spec", check_deadlock=cfg.check_deadlock), extra
+
+
+def _home(files: Mapping[str, str], main: str, name: str) -> str:
+    """The module defining `name` (R's main module: its copy, which AliasRep instances)."""
+    pattern = re.compile(rf"^{re.escape(name)}\s*(\(|==)", re.M)
+    home = next((f[:-4] for f, text in files.items() if pattern.search(text)), main)
+    return DEFS if home == main else home
+
+
+def representation_variants(harness: Harness, files: Mapping[str, str], main: str,
+                            cfg: ModelConfig, tlc_args: Sequence[str] = (), *,
+                            kinds: Sequence[str] = ALL_KINDS, max_states: int = 2000
+                            ) -> list[RepresentationVariant]:
+    """One variant per kind of the reference (`main` among `files`, checked with `cfg`), each
+    checked by TLC: ok, and as many distinct states as R (history: up to twice as many)."""
+    def unmade(kind: str, why: str) -> RepresentationVariant:
+        return RepresentationVariant(kind, {}, MAIN, cfg, False, why)
+
+    found = explore(harness, SpecSource(main, dict(files)), cfg, tlc_args=tlc_args,
+                    budget=max_states + 1)
+    if found.graph is None:
+        why = (f"skipped: the reference's graph has more than {max_states} states"
+               if found.verdict == "over_budget" else
+               f"the reference's graph cannot be explored ({found.verdict}: {found.detail[:200]})")
+        return [unmade(k, why) for k in kinds]
+    graph = found.graph
+    constants = _constants_in_cfg_order(files, main, cfg)
+    try:
+        parts = _spec_parts(files, cfg)
+        helper = _helper(files[f"{main}.tla"], main, parts)
+        vcfg, overrides = _variant_cfg(cfg, files, main, constants)
+    except _Unsupported as exc:
+        return [unmade(k, f"unsupported: {exc}") for k in kinds]
+    mv_names, mv_defs = _model_values(cfg, constants)
+    used = {x for s in graph.states for v in s for x in _atoms(v) if isinstance(x, ModelValue)}
+    unnamed = sorted(str(m) for m in used - set(mv_names))
+    out = []
+    for kind in kinds:
+        taken = set(constants) | standard_names() | TLA_KEYWORDS | set(graph.variables)
+        layout = _layout(kind, graph, taken, mv_names)
+        if isinstance(layout, str):
+            out.append(unmade(kind, layout))
+            continue
+        if unnamed:
+            out.append(unmade(kind, f"unsupported: model values {', '.join(unnamed)} are not "
+                                    "named by a constant of the cfg"))
+            continue
+        text = _module(layout, graph, parts, constants, mv_names, mv_defs, overrides)
+        vfiles = {**files, f"{DEFS}.tla": helper, f"{MAIN}.tla": text}
+        ok, why = _verify(harness, vfiles, vcfg, tlc_args, len(graph), layout.counter is not None,
+                          bool(parts.fairness))
+        out.append(RepresentationVariant(kind, vfiles, MAIN, vcfg, ok, why))
+    return out
+
+
+def _atoms(value: Value) -> list[Value]:
+    if isinstance(value, frozenset):
+        return [a for v in value for a in _atoms(v)]
+    if isinstance(value, Fn):
+        return [a for k, v in value.items for a in (*_atoms(k), *_atoms(v))]
+    return [value]
+
+
+def _constants_in_cfg_order(files: Mapping[str, str], main: str, cfg: ModelConfig
+                            ) -> list[str]:
+    """R's constants, those of its cfg first in the cfg's order (TLC names model values in
+    that order, and a grader's run lists the output's constants in declaration order)."""
+    declared = spec_shape(files, main).constants
+    listed = [n for n, _ in (*cfg.constants, *cfg.overrides) if n in declared]
+    return list(dict.fromkeys([*listed, *declared]))
+
+
+def _verify(harness: Harness, files: Mapping[str, str], cfg: ModelConfig, tlc_args: Sequence[str],
+            states: int, history: bool, fairness: bool) -> tuple[bool, str]:
+    """TLC runs the variant (deadlock unchecked; its own fairness as a property, so TLC
+    evaluates it): ok, and R's number of distinct states (history: up to twice as many)."""
+    check = replace(cfg, check_deadlock=False, properties=("AliasFairness",) if fairness else ())
+    result = harness.check(SpecSource(MAIN, dict(files)), check,
+                           tlc_args=[a for a in tlc_args if a != "-deadlock"], compat=True)
+    if result.verdict is not Verdict.OK or result.vacuous:
+        return False, f"TLC: {result.verdict.value} {result.violated or result.detail[:300]}"
+    n = result.distinct_states or 0
+    if (states <= n <= 2 * states) if history else n == states:
+        return True, f"{n} distinct states (the reference has {states})"
+    return False, f"{n} distinct states, the reference has {states}"
