@@ -8,10 +8,10 @@ from pathlib import Path
 from alias_fixtures.grading import CaseGrades, Grade, ReferenceCoverage, grade_output, reference_of
 from alias_fixtures.tasks import TaskError
 from alias_fixtures.variants import VariantError, build_variant
-from tlc_harness.cfg import CfgError, format_cfg
 from tlc_harness.behavior.options import DEFAULT_BUDGET, DEFAULT_LIMIT, ENGINES, BehaviorOptions
 from tlc_harness.behavior.search import Candidate
 from tlc_harness.behavior.wrappers import wrappers
+from tlc_harness.cfg import CfgError, format_cfg
 from tlc_harness.spec import read_text
 
 from .common import ToolchainError, add_tool_options, fail, harness_from, print_json

@@ -32,6 +32,8 @@ class ControlResult:
     verdict: str
     seconds: float
     detail: str = ""
+    tlc_runs: int = 0
+    engine: str = ""     # the engine that decided (graphs, or wrappers)
 
     @property
     def correct(self) -> bool:
@@ -50,7 +52,8 @@ def _grade(harness: Harness, task: Task, kind: str, must_accept: bool, files: di
            ) -> ControlResult:
     result = grade_behavior(harness, reference(task), files, main, options)
     return ControlResult(task.id, kind, must_accept, result.verdict, result.seconds,
-                         (detail + "; " if detail else "") + result.reason)
+                         (detail + "; " if detail else "") + result.reason, result.tlc_runs,
+                         result.engine)
 
 
 def self_control(harness: Harness, task: Task, options: BehaviorOptions | None = None

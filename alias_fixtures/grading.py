@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tlc_harness.identifiers import analyze_module
 from tlc_harness.behavior.engine import BehaviorOptions, grade_behavior
 from tlc_harness.behavior.wrappers import BehaviorResult, Reference
+from tlc_harness.identifiers import analyze_module
 from tlc_harness.results import Verdict
 from tlc_harness.runner import Harness
 from tlc_harness.spec import SpecSource

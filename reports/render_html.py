@@ -231,11 +231,15 @@ def _failure_details(case: Mapping[str, Any]) -> list[str]:
             out.append(f"behavior: {_e(_clip(str(behavior['reason']), 300))}")
         trace = behavior.get("trace")
         if isinstance(trace, list) and trace:
-            out.append(_trace(trace, behavior.get("mapping")))
+            out.append(_trace(trace, behavior.get("mapping"), behavior.get("trace_of")))
+        if behavior.get("engine") == "graphs" and behavior.get("output_states"):
+            out.append(f'<span class="muted">graph engine: output {behavior["output_states"]} '
+                       f'states, reference {behavior.get("reference_states")}, '
+                       f'{behavior.get("tlc_runs")} TLC run(s)</span>')
     return out
 
 
-def _trace(trace: Sequence[Any], mapping: Any) -> str:
+def _trace(trace: Sequence[Any], mapping: Any, whose: Any = None) -> str:
     states = [s for s in trace if isinstance(s, Mapping)]
     names: dict[str, None] = {}
     for state in states:
@@ -261,6 +265,8 @@ def _trace(trace: Sequence[Any], mapping: Any) -> str:
                  if isinstance(part := mapping.get(key), Mapping) and part]
         if parts:
             used = f'<p class="muted">mapping: {_e("; ".join(parts))}</p>'
-    return (f"<details><summary>counterexample ({len(states)} state(s))</summary>{used}"
+    of = {"output": ", a behavior of the output whose image leaves the reference",
+          "reference": ", a behavior of the reference the output cannot follow"}.get(str(whose), "")
+    return (f"<details><summary>counterexample ({len(states)} state(s){of})</summary>{used}"
             f'<table class="trace"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}'
             f"</tbody></table>{more}</details>")

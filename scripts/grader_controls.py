@@ -5,8 +5,9 @@ On the built-in suite and (when given) the passing models of a tlaplus/Examples 
 - coverage: tasks whose reference passes the behavior grade against itself;
 - positives: renamed references (random CIR variant) and operator-renamed copies accepted;
 - negatives: mutants generated, kept (different reachable-state count), rejected;
-- median seconds per behavior grade.
-Prints one table and writes it (Markdown) to --out.
+- median seconds and mean TLC runs per behavior grade, and which engine decided.
+`--engine graphs|wrappers|auto` chooses the behavior-grade engine (auto). Prints one table and
+writes it (Markdown) to --out.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from alias_fixtures.controls import (
 )
 from alias_fixtures.corpus_loaders import load_examples
 from alias_fixtures.tasks import Task, builtin_tasks
+from tlc_harness.behavior.options import ENGINES, BehaviorOptions
 from tlc_harness.runner import Harness
 
 HERE = Path(__file__).resolve().parent
@@ -47,7 +49,8 @@ def run_suite(harness: Harness, name: str, tasks: list[Task], args: argparse.Nam
     made_total = 0
     for i, task in enumerate(tasks, 1):
         t0 = time.monotonic()
-        own = self_control(harness, task, limit=args.mappings)
+        options = BehaviorOptions(engine=args.engine, limit=args.mappings, timeout=args.timeout)
+        own = self_control(harness, task, options)
         results.append(own)
         if not own.correct or args.coverage_only:
             if not own.correct:
@@ -58,16 +61,17 @@ def run_suite(harness: Harness, name: str, tasks: list[Task], args: argparse.Nam
                   f"{time.monotonic() - t0:.1f} s", flush=True)
             continue
         covered.append(task.id)
-        ren = renamed_control(harness, task, seed=args.seed)
+        ren = renamed_control(harness, task, seed=args.seed, options=options)
         if ren is not None:
             results.append(ren)
         ops = operator_names(task)
         if ops:
             rng = random.Random(f"{args.seed}:{task.id}")
             chosen = rng.sample(ops, k=max(1, len(ops) // 2))
-            results.append(operator_renamed_control(harness, task, chosen, rng.randrange(2**32)))
+            results.append(operator_renamed_control(harness, task, chosen, rng.randrange(2**32),
+                                                    options))
         muts, made = mutant_controls(harness, task, seed=args.seed, tries=args.tries,
-                                     keep=args.keep)
+                                     keep=args.keep, options=options)
         made_total += made
         results.extend(muts)
         bad = [r for r in results if r.task_id == task.id and not r.correct]
@@ -87,6 +91,8 @@ def run_suite(harness: Harness, name: str, tasks: list[Task], args: argparse.Nam
         "mutants": f"{sum(r.correct for r in by_kind['mutant'])}/{len(by_kind['mutant'])} "
                    f"(of {made_total} made)",
         "median_s": statistics.median(seconds) if seconds else float("nan"),
+        "mean_runs": statistics.mean(r.tlc_runs for r in results) if results else float("nan"),
+        "by_graphs": f"{sum(r.engine == 'graphs' for r in results)}/{len(results)}",
     }
 
 
@@ -126,7 +132,9 @@ def main() -> None:
     ap.add_argument("--coverage-only", action="store_true",
                     help="grade each reference against itself only (no other control)")
     ap.add_argument("--mappings", type=int, default=60,
-                    help="most mappings tried when a reference is graded against itself (60)")
+                    help="most mappings the wrapper engine tries (60)")
+    ap.add_argument("--engine", choices=ENGINES, default="auto",
+                    help="behavior-grade engine (auto: graphs within the graph budget)")
     ap.add_argument("--only", action="append", default=[], metavar="ID",
                     help="only this corpus model (repeatable; ids as in the failures list)")
     ap.add_argument("--no-builtin", action="store_true", help="leave out the built-in suite")
@@ -145,14 +153,17 @@ def main() -> None:
             rows.append(run_suite(harness, "corpus", corpus, args, log))
     lines = ["# Behavior-grader controls", "",
              f"Command: `python scripts/grader_controls.py {' '.join(sys.argv[1:])}`", "",
+             f"Behavior engine: `{args.engine}`.", "",
              "| suite | tasks | covered (self ok) | covered, models with a behavior "
              "| renamed accepted | operator-renamed accepted "
-             "| mutants rejected (kept of made) | median s per grade |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| mutants rejected (kept of made) | median s per grade | mean TLC runs per "
+             "grade | decided by the graph engine |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['suite']} | {r['tasks']} | {r['covered']} | "
                      f"{r['covered_behaving']}/{r['behaving']} | {r['renamed']} | "
-                     f"{r['operators']} | {r['mutants']} | {float(str(r['median_s'])):.2f} |")
+                     f"{r['operators']} | {r['mutants']} | {float(str(r['median_s'])):.2f} | "
+                     f"{float(str(r['mean_runs'])):.2f} | {r['by_graphs']} |")
     lines += ["", f"Wall time: {time.monotonic() - started:.0f} s on {os.cpu_count()} cores. "
               "A model with a behavior is one whose cfg names a SPECIFICATION or INIT and NEXT "
               "(the others are constant models, which the behavior grade reports as "

@@ -27,8 +27,10 @@ class GraphVerdict:
 
 
 def forward(out: StateGraph, ref: StateGraph, image: list[int],
-            ref_edges: set[tuple[int, int]] | None = None) -> GraphVerdict:
-    """Every output behavior's image is a reference behavior (up to stuttering)."""
+            ref_edges: set[tuple[int, int]] | None = None, *, deadlock: bool = False
+            ) -> GraphVerdict:
+    """Every output behavior's image is a reference behavior (up to stuttering); with
+    `deadlock` (the reference's model checks it), no output state is without a step."""
     ref_init = set(ref.initial)
     edges = ref_edges if ref_edges is not None else set(ref.edges)
     order = _bfs_order(out)
@@ -48,6 +50,11 @@ def forward(out: StateGraph, ref: StateGraph, image: list[int],
             if ia != ib and (ia, ib) not in edges:
                 return GraphVerdict(False, "an output step maps to no reference step",
                                     (*out.path_to(a), b))
+    if deadlock and out.terminal:
+        position = {g: i for i, g in enumerate(order)}
+        stuck = min(out.terminal, key=lambda g: position.get(g, len(order)))
+        return GraphVerdict(False, "the output deadlocks (the reference's model checks "
+                            "deadlock)", tuple(out.path_to(stuck)))
     return GraphVerdict(True)
 
 

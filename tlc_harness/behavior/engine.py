@@ -24,7 +24,7 @@ from . import wrappers
 from .graphs import Exploration, StateGraph, default_cache, explore
 from .inference import Inferred, infer
 from .options import BehaviorOptions
-from .search import Candidate, _assignments
+from .search import Candidate, _assignments, value_type
 from .values import to_tla
 from .wrappers import BehaviorResult, Reference
 
@@ -138,12 +138,21 @@ class _GraphGrade:
 
     def constant_maps(self, staged: wrappers._Staged, values: wrappers.CfgValues
                       ) -> list[dict[str, str]] | None:
-        """Output constant -> reference constant maps, likeliest first (None: none exists)."""
+        """Output constant -> reference constant maps, likeliest first (None: none exists).
+
+        An output constant may also take the value of a reference definition written as a
+        literal (`MaxVal == 3`) where the reference has no constant for it."""
         out_consts, ref_consts = staged.out_shape.constants, staged.ref_shape.constants
         if not out_consts:
             return [{}]
         usable = tuple(c for c in ref_consts if c in values.literals)
-        maps = _assignments(out_consts, usable, staged.out_shape.types, staged.ref_shape.types)
+        types = dict(staged.ref_shape.types)
+        if len(out_consts) > len(usable):
+            fixed = _literal_definitions(self.ref, set(ref_consts))
+            values.literals.update(fixed)
+            usable += tuple(fixed)
+            types.update({name: value_type(body) for name, body in fixed.items()})
+        maps = _assignments(out_consts, usable, staged.out_shape.types, types)
         return maps[:MAX_CONSTANT_MAPS] or None
 
     def under(self, staged: wrappers._Staged, values: wrappers.CfgValues,
@@ -180,7 +189,9 @@ class _GraphGrade:
         out_graph = found.graph
         self.facts["output_states"] = len(out_graph)
         t0 = time.monotonic()
-        inferred = infer(out_graph, ref_graph, seconds=max(10.0, (self.options.timeout or 300)))
+        deadlock = self.ref.cfg.check_deadlock is not False and "-deadlock" not in self.ref.tlc_args
+        inferred = infer(out_graph, ref_graph, seconds=max(10.0, (self.options.timeout or 300)),
+                         deadlock=deadlock)
         self.facts["inference_seconds"] = round(time.monotonic() - t0, 3)
         self.facts["mappings_checked"] = inferred.tried
         if inferred.verdict != "ok":
@@ -209,6 +220,24 @@ class _GraphGrade:
                            f"finds {wrappers._label(check)} (fairness, a temporal property or "
                            "an invariant of the reference)", mapping=mapping, trace=check.trace,
                            details={"trace_of": "output"})
+
+
+_LITERAL = re.compile(r'(?:\s|\d|"[^"\n]*"|[{}<>,.()]|\.\.|TRUE|FALSE|-)+')
+
+
+def _literal_definitions(ref: Reference, constants: set[str]) -> dict[str, str]:
+    """The reference's zero-argument definitions whose bodies are literals (numbers, strings,
+    booleans, sets and tuples of them), by name."""
+    found: dict[str, str] = {}
+    for text in ref.files.values():
+        for hit in re.finditer(r"^([A-Za-z_]\w*)\s*==", text, re.M):
+            name = hit.group(1)
+            if name in constants or name in found:
+                continue
+            body = wrappers._definition_body(ref.files, name)
+            if body and _LITERAL.fullmatch(body) and re.search(r'\d|"|TRUE|FALSE', body):
+                found[name] = body
+    return found
 
 
 def _describe(cand: Candidate) -> str:

@@ -26,7 +26,7 @@ from ..spec import SpecSource
 from .options import DEFAULT_BUDGET
 from .values import Value, ValueSyntaxError, parse_value
 
-GRAPH_FORMAT = 2
+GRAPH_FORMAT = 3
 EXPLORE = "AliasExplore"
 
 _NODE = re.compile(r'^(-?\d+) \[label="((?:[^"\\]|\\.)*)"(,style = filled)?\]')
@@ -40,13 +40,15 @@ class StateGraph:
     """States (value tuples in `variables` order), initial states, and edges between them.
 
     Edges are (source, target) index pairs without self-loops (a self-loop is a stutter);
-    `actions` names the action(s) TLC gave each edge."""
+    `actions` names the action TLC gave each edge; `terminal` lists the states with no
+    transition at all, not even to themselves (where TLC's deadlock check would stop)."""
 
     variables: tuple[str, ...]
     states: list[tuple[Value, ...]]
     initial: list[int]
     edges: list[tuple[int, int]]
     actions: dict[tuple[int, int], str] = field(default_factory=dict)
+    terminal: list[int] = field(default_factory=list)
     _succ: list[list[int]] | None = field(default=None, compare=False, repr=False)
     _index: dict[tuple[Value, ...], int] | None = field(default=None, compare=False, repr=False)
 
@@ -92,7 +94,7 @@ class StateGraph:
 
     def __getstate__(self) -> dict[str, object]:
         return {"variables": self.variables, "states": self.states, "initial": self.initial,
-                "edges": self.edges, "actions": self.actions}
+                "edges": self.edges, "actions": self.actions, "terminal": self.terminal}
 
     def __setstate__(self, state: dict[str, object]) -> None:
         self.__dict__.update(state)
@@ -160,11 +162,14 @@ def read_dot(path: Path | str, variables: Sequence[str] | None = None) -> StateG
             states.append(tuple(state[v] for v in names))
             if node.group(3):
                 initial.append(ids[node.group(1)])
+    moving: set[int] = set()
     for a, b, action in raw_edges:
-        if a in ids and b in ids and a != b:
-            key = (ids[a], ids[b])
-            edges[key] = action if key not in edges else edges[key]
-    return StateGraph(names or (), states, initial, list(edges), edges)
+        if a in ids and b in ids:
+            moving.add(ids[a])
+            if a != b:
+                edges.setdefault((ids[a], ids[b]), action)
+    terminal = [i for i in range(len(states)) if i not in moving]
+    return StateGraph(names or (), states, initial, list(edges), edges, terminal)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from . import checks
 from .features import Feature, Part, output_features, signature
 from .graphs import StateGraph
 from .translation import Hints, Table, TextBuilder, atom_hints, exact_tables, loose_table
-from .values import FALSE, TRUE, Fn, Value, to_tla, translate
+from .values import FALSE, TRUE, Fn, Value, kind_of, to_tla, translate
 
 MAX_NODES = 20_000        # partial assignments tried
 MAX_FULL = 60             # full assignments checked on the graphs
@@ -77,6 +77,7 @@ class _Search:
     ref: StateGraph
     started: float
     seconds: float
+    deadlock: bool
     ids: _Ids = field(default_factory=_Ids)
     nodes: int = 0
     full: int = 0
@@ -202,9 +203,10 @@ def _derive(search: _Search, part: Part, assigned: list[tuple[Part, Choice]],
 
 
 def infer(out: StateGraph, ref: StateGraph, *, seconds: float = 60.0,
-          reverse_budget: int = 500_000) -> Inferred:
-    """The first mapping under which G refines R both ways on the graphs, or why none does."""
-    search = _Search(out, ref, time.monotonic(), seconds)
+          reverse_budget: int = 500_000, deadlock: bool = False) -> Inferred:
+    """The first mapping under which G refines R both ways on the graphs, or why none does
+    (`deadlock`: the reference's model checks deadlock, so a stuck output fails forward)."""
+    search = _Search(out, ref, time.monotonic(), seconds, deadlock)
     feats = output_features(out)
     roots, leaves, choices = _leaf_parts(out, ref, feats)
     matched = [p for p in leaves if choices[id(p)]]
@@ -265,7 +267,7 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
         chosen[id(part)] = choice
     search.full += 1
     image = _image(search, roots, chosen)
-    fwd = checks.forward(search.out, search.ref, image)
+    fwd = checks.forward(search.out, search.ref, image, deadlock=search.deadlock)
     if not fwd.ok:
         search.first_failure = search.first_failure or fwd
         return None
@@ -348,11 +350,10 @@ def _closest(search: _Search, roots: list[Part], leaves: list[Part],
             loose[id(part)] = choices[id(part)][:2]
             continue
         r_values = frozenset(part.column)
-        shape = signature(r_values)
         found = []
         for feat in feats:
             g_values = feat.values()
-            if signature(g_values) != shape and not _bool_like(g_values, r_values):
+            if not _comparable(g_values, r_values):
                 continue
             table = loose_table(g_values, r_values)
             if table is None:
@@ -371,7 +372,7 @@ def _closest(search: _Search, roots: list[Part], leaves: list[Part],
         chosen = {id(p): c for p, c in zip(leaves, combo, strict=True)}
         search.full += 1
         image = _image(search, roots, chosen)
-        fwd = checks.forward(search.out, search.ref, image)
+        fwd = checks.forward(search.out, search.ref, image, deadlock=search.deadlock)
         if not fwd.ok:
             search.first_failure = search.first_failure or fwd
             continue
@@ -386,8 +387,15 @@ def _closest(search: _Search, roots: list[Part], leaves: list[Part],
                     counterexample=failure, tried=search.full)
 
 
-def _bool_like(g_values: frozenset[Value], r_values: frozenset[Value]) -> bool:
-    return r_values <= {TRUE, FALSE} and g_values <= {0, 1}
+def _comparable(g_values: frozenset[Value], r_values: frozenset[Value]) -> bool:
+    """Whether values could stand for each other at all: the same outer kinds (an empty
+    function or set fits any), or 0/1 for booleans."""
+    if r_values <= {TRUE, FALSE} and g_values <= {0, 1}:
+        return True
+    outer = {"int": "int", "set": "set", "fn": "fn"}
+    g_kinds = {outer.get(kind_of(v), "atom") for v in g_values}
+    r_kinds = {outer.get(kind_of(v), "atom") for v in r_values}
+    return g_kinds <= r_kinds or r_kinds <= g_kinds
 
 
 def _fail_text(failure: checks.GraphVerdict) -> str:

@@ -25,7 +25,19 @@ from ..tla_nodes import parser
 from ..tla_stdlib import TLA_KEYWORDS, standard_names
 from .graphs import StateGraph, explore
 from .search import spec_shape
-from .values import FALSE, TRUE, Bool, Fn, ModelValue, Value, parse_value, to_tla, translate
+from .values import (
+    FALSE,
+    TRUE,
+    Bool,
+    Fn,
+    ModelValue,
+    Value,
+    is_atom,
+    parse_value,
+    sort_key,
+    to_tla,
+    translate,
+)
 
 ALL_KINDS: tuple[str, ...] = ("record", "history", "derived_dropped", "bool_as_01",
                               "bool_as_strings", "model_values_as_strings")
@@ -295,7 +307,7 @@ def _layout(kind: str, graph: StateGraph, taken: set[str], mv_names: dict[Value,
             return "skipped: no variable is a function of the others"
         _, d, table = min(derived, key=lambda c: c[:2])  # a variable that varies, first
         others = tuple(v for i, v in enumerate(names) if i != d)
-        table_text = to_tla(translate(Fn(table.items()), mv_names))
+        table_text = _tla(translate(Fn(table.items()), mv_names))
         subs = tuple((v, f"AliasTable[<<{', '.join(others)}>>]" if v == names[d] else v)
                      for v in names)
         return _Layout(others, subs, lambda s: tuple(x for i, x in enumerate(s) if i != d),
@@ -350,7 +362,7 @@ def _module(layout: _Layout, graph: StateGraph, parts: _Parts, constants: Sequen
     elements = []
     for s in graph.states:
         enc = layout.encode(s)
-        elements.append(to_tla(translate(enc[0] if one else Fn.tuple_of(enc), mv_names)))
+        elements.append(_tla(translate(enc[0] if one else Fn.tuple_of(enc), mv_names)))
     lines = [f"---- MODULE {MAIN} ----", "EXTENDS Integers"]
     if constants:
         lines.append(f"CONSTANTS {', '.join(constants)}")
@@ -460,6 +472,23 @@ def representation_variants(harness: Harness, files: Mapping[str, str], main: st
                           bool(parts.fairness))
         out.append(RepresentationVariant(kind, vfiles, MAIN, vcfg, ok, why))
     return out
+
+
+def _tla(value: Value, depth: int = 0) -> str:
+    """`values.to_tla`, with a bound name per nesting level (a function inside a function)."""
+    if is_atom(value):
+        return to_tla(value)
+    if isinstance(value, frozenset):
+        return "{" + ", ".join(_tla(v, depth) for v in sorted(value, key=sort_key)) + "}"
+    if not value.items or value.is_tuple():
+        return "<<" + ", ".join(_tla(v, depth) for v in value.values()) + ">>"
+    if all(isinstance(k, str) and _IDENT.fullmatch(k) for k, _ in value.items):
+        return "[" + ", ".join(f"{k} |-> {_tla(v, depth)}" for k, v in value.items) + "]"
+    x = f"AliasX{depth}"
+    domain = ", ".join(_tla(k, depth + 1) for k, _ in value.items)
+    arms = " [] ".join(f"{x} = {_tla(k, depth + 1)} -> {_tla(v, depth + 1)}"
+                       for k, v in value.items)
+    return f"[{x} \\in {{{domain}}} |-> CASE {arms}]"
 
 
 def _atoms(value: Value) -> list[Value]:
