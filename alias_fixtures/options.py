@@ -30,7 +30,7 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("behavior-engine", "auto", "behavior-grade engine: graphs (state graphs, mapping inferred "
      "in memory), wrappers (variable bijections checked by TLC), auto (graphs within the graph "
      "budget, else wrappers)"),
-    ("graph-budget", "200000", "most distinct states a state graph may have for the graphs "
+    ("graph-budget", "50000", "most distinct states a state graph may have for the graphs "
      "engine"),
     ("timeout", "300", "TLC time limit per run, seconds"),
     ("style", "declarative_claude", "TLA+-Bench description style"),

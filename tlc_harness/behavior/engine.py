@@ -29,8 +29,8 @@ from .values import to_tla
 from .wrappers import BehaviorResult, Reference
 
 MAX_CONSTANT_MAPS = 3     # constant maps explored before giving up
-CONSTRAINED_FACTOR = 20   # an output of a constrained reference may have this many times its
-#                           states before it counts as unbounded (the constraint is R's alone)
+OUTPUT_FACTOR = 20        # an output may have this many times the reference's states (at least
+OUTPUT_FLOOR = 5_000      # this many) before its graph counts as too large for this engine
 #: what a cfg can hold as a constant's value: model values, numbers, strings, sets of them
 _CFG_VALUE = re.compile(r'(?:[\w"{}, ]|-(?=\d))*')
 #: TLC verdicts of the confirming run that mean the wrapper itself is wrong, not the output
@@ -166,19 +166,23 @@ class _GraphGrade:
             else:  # a value a cfg cannot hold goes through a definition
                 definitions.append(f"AliasVal_{g} == {text}")
                 overrides.append((g, f"AliasVal_{g}"))
+        for name, value, home in wrappers._value_overrides(self.ref, staged):
+            entry = wrappers._out_value_override(self.ref, staged, name, value, home,
+                                                 qualify=True)
+            if entry and entry[0] not in const_map:  # R's cfg gives a definition a value
+                constants.append(entry)
         cfg = ModelConfig(constants=tuple(constants), overrides=tuple(overrides),
                           specification=staged.out_spec,
                           init=None if staged.out_spec else staged.out_init,
                           next=None if staged.out_spec else staged.out_next)
-        budget = self.options.budget
-        if self.ref.cfg.constraints or self.ref.cfg.action_constraints:
-            budget = min(budget, max(CONSTRAINED_FACTOR * len(ref_graph), 5_000))
+        budget = min(self.options.budget, max(OUTPUT_FACTOR * len(ref_graph), OUTPUT_FLOOR))
         found = self.explore(SpecSource(staged.out_main, staged.out_files), cfg, (),
                              cached=False, definitions=definitions, budget=budget)
         if found.graph is None:
             if found.verdict == "over_budget":
-                bounded = "" if budget == self.options.budget else \
-                    " (the reference is bounded by a CONSTRAINT the output's run lacks)"
+                bounded = (" (the reference is bounded by a CONSTRAINT the output's run lacks)"
+                           if self.ref.cfg.constraints or self.ref.cfg.action_constraints
+                           else f" ({OUTPUT_FACTOR} times the reference's)")
                 return self.fallback(f"the output's graph has {found.detail}{bounded}")
             if found.verdict in {v.value for v in LIMIT_VERDICTS}:
                 return self.result("undecided", f"exploring the output: {found.detail}")
@@ -194,10 +198,13 @@ class _GraphGrade:
                          deadlock=deadlock)
         self.facts["inference_seconds"] = round(time.monotonic() - t0, 3)
         self.facts["mappings_checked"] = inferred.tried
+        failed = None
         if inferred.verdict != "ok":
-            return self.result(inferred.verdict, inferred.reason,
-                               trace=_trace(inferred, out_graph, ref_graph),
-                               details={"trace_of": _trace_of(inferred)})
+            failed = self.result(inferred.verdict, inferred.reason,
+                                 trace=_trace(inferred, out_graph, ref_graph),
+                                 details={"trace_of": _trace_of(inferred)})
+            if inferred.verdict != "reverse_fail" or not inferred.variables:
+                return failed
         cand = Candidate(inferred.variables, const_map, tuple(inferred.definitions),
                          labels=False, model_values=tuple(inferred.model_values))
         mapping = cand.to_json()
@@ -207,7 +214,12 @@ class _GraphGrade:
         check = self.harness.check(src, wcfg, tlc_args=self.ref.tlc_args,
                                    timeout=self.options.timeout, compat=True)
         self.runs += 1
-        if check.verdict is Verdict.OK and not check.vacuous:
+        if failed is not None:  # reverse fails on the graphs; TLC's forward run may fail too
+            if check.verdict in LIMIT_VERDICTS or check.verdict in _WRAPPER_TROUBLE or \
+                    check.passed:
+                return replace(failed, mapping=mapping, tlc_runs=self.runs,
+                               seconds=time.monotonic() - self.started)
+        elif check.verdict is Verdict.OK and not check.vacuous:
             return self.result("ok", f"refines both ways under {_describe(cand)}",
                                mapping=mapping)
         if check.verdict in LIMIT_VERDICTS:
@@ -216,10 +228,10 @@ class _GraphGrade:
         if check.verdict in _WRAPPER_TROUBLE:
             return self.fallback(f"TLC could not run the inferred mapping "
                                  f"({wrappers._label(check)}: {check.detail[:200]})")
-        return self.result("forward_fail", f"the graphs agree under {_describe(cand)}, but TLC "
-                           f"finds {wrappers._label(check)} (fairness, a temporal property or "
-                           "an invariant of the reference)", mapping=mapping, trace=check.trace,
-                           details={"trace_of": "output"})
+        return self.result("forward_fail", f"under {_describe(cand)}, TLC's forward run finds "
+                           f"{wrappers._label(check)} (the reference's specification with its "
+                           "fairness, a temporal property or an invariant)", mapping=mapping,
+                           trace=check.trace, details={"trace_of": "output"})
 
 
 _LITERAL = re.compile(r'(?:\s|\d|"[^"\n]*"|[{}<>,.()]|\.\.|TRUE|FALSE|-)+')

@@ -217,7 +217,7 @@ def explore(harness: Harness, spec: SpecSource, cfg: ModelConfig, *,
         if hit is not None:  # answered without TLC
             return replace(hit, seconds=0.0, tlc_runs=0)
     result = harness.check(SpecSource(EXPLORE, files), model, tlc_args=args, timeout=timeout,
-                           compat=True, read_graph=read_dot_safely)
+                           compat=True, read_graph=lambda path: read_dot_safely(path, budget))
     found = _exploration(result, budget)
     if cache is not None and found.verdict in ("ok", "over_budget", "eval_error",
                                                "parse_error", "config_bind_fail"):
@@ -225,7 +225,13 @@ def explore(harness: Harness, spec: SpecSource, cfg: ModelConfig, *,
     return found
 
 
-def read_dot_safely(path: Path) -> StateGraph | str:
+def read_dot_safely(path: Path, budget: int | None = None) -> StateGraph | str | int:
+    """The graph; or why it cannot be read; or (over `budget`) its number of states, unread."""
+    if budget is not None:
+        with open(path, encoding="utf-8", errors="replace") as handle:  # noqa: PTH123
+            nodes = sum(1 for line in handle if " [label=" in line and " -> " not in line)
+        if nodes >= budget:
+            return nodes
     try:
         return read_dot(path)
     except GraphError as exc:
@@ -234,6 +240,9 @@ def read_dot_safely(path: Path) -> StateGraph | str:
 
 def _exploration(result: CheckResult, budget: int) -> Exploration:
     graph = result.extras.get("graph")
+    if result.verdict is Verdict.OK and isinstance(graph, int):
+        return Exploration(None, "over_budget", f"more than {budget - 1} distinct states",
+                           result.seconds, 1)
     if result.verdict is not Verdict.OK or not isinstance(graph, StateGraph):
         detail = graph if isinstance(graph, str) else (result.violated or result.detail[:300])
         verdict = "unreadable" if isinstance(graph, str) else result.verdict.value

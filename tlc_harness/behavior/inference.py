@@ -82,7 +82,7 @@ class _Search:
     nodes: int = 0
     full: int = 0
     first_failure: checks.GraphVerdict | None = None
-    passed_forward: bool = False
+    passed_forward: Inferred | None = None   # a mapping that held forward, not in reverse
     failure_choice: list[Choice] | None = None
 
     def out_of_budget(self) -> bool:
@@ -205,16 +205,39 @@ def _derive(search: _Search, part: Part, assigned: list[tuple[Part, Choice]],
 def infer(out: StateGraph, ref: StateGraph, *, seconds: float = 60.0,
           reverse_budget: int = 500_000, deadlock: bool = False) -> Inferred:
     """The first mapping under which G refines R both ways on the graphs, or why none does
-    (`deadlock`: the reference's model checks deadlock, so a stuck output fails forward)."""
-    search = _Search(out, ref, time.monotonic(), seconds, deadlock)
+    (`deadlock`: the reference's model checks deadlock, so a stuck output fails forward).
+
+    G's variables alone are tried first (most outputs keep some layout of the reference's
+    variables); fields, components and projections only when that finds no mapping."""
+    started = time.monotonic()
     feats = output_features(out)
+    plain = [f for f in feats if f.depth == 0]
+    if len(plain) < len(feats):
+        quick = _Search(out, ref, started, seconds, deadlock)
+        found = _assign(quick, plain, reverse_budget)
+        if found is not None and found[0] is not None and found[0].verdict == "ok":
+            return found[0]
+    search = _Search(out, ref, started, seconds, deadlock)
+    found = _assign(search, feats, reverse_budget)
+    assert found is not None
+    result, roots, leaves, choices = found
+    if result is not None:
+        return result
+    if search.out_of_budget() and not search.first_failure:
+        return Inferred("undecided", f"the mapping search ran out of its budget "
+                        f"({search.nodes} partial mappings, {search.full} full ones)",
+                        tried=search.full)
+    return _closest(search, roots, leaves, choices, feats, reverse_budget)
+
+
+def _assign(search: _Search, feats: list[Feature], reverse_budget: int
+            ) -> tuple[Inferred | None, list[Part], list[Part], dict[int, list[Choice]]]:
+    """Assign features to R's parts, fewest candidates first (backtracking)."""
+    out, ref = search.out, search.ref
     roots, leaves, choices = _leaf_parts(out, ref, feats)
     matched = [p for p in leaves if choices[id(p)]]
     unmatched = [p for p in leaves if not choices[id(p)]]
     matched.sort(key=lambda p: len(choices[id(p)]))
-    r_start = [0] * len(ref.states)
-    g_start = [0] * len(out.states)
-    result: Inferred | None = None
     assigned: list[tuple[Part, Choice]] = []
 
     def deeper(depth: int, r_keys: list[int], g_keys: list[int]) -> Inferred | None:
@@ -239,14 +262,8 @@ def infer(out: StateGraph, ref: StateGraph, *, seconds: float = 60.0,
                 return found
         return None
 
-    result = deeper(0, r_start, g_start)
-    if result is not None:
-        return result
-    if search.out_of_budget() and not search.first_failure:
-        return Inferred("undecided", f"the mapping search ran out of its budget "
-                        f"({search.nodes} partial mappings, {search.full} full ones)",
-                        tried=search.full)
-    return _closest(search, roots, leaves, choices, feats, reverse_budget)
+    result = deeper(0, [0] * len(ref.states), [0] * len(out.states))
+    return result, roots, leaves, choices
 
 
 def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Choice]],
@@ -271,14 +288,6 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
     if not fwd.ok:
         search.first_failure = search.first_failure or fwd
         return None
-    search.passed_forward = True
-    rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget)
-    if not rev.ok:
-        if rev.limited:
-            return Inferred("undecided", rev.why, image=image, tried=search.full)
-        if search.first_failure is None or not search.first_failure.ref_path:
-            search.first_failure = rev
-        return None
     texts = TextBuilder()
     variables = {}
     for root in roots:
@@ -287,9 +296,19 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
             return None
         variables[root.path] = text
     hidden = tuple(v for v in search.out.variables if v not in used)
-    return Inferred("ok", "refines both ways on the state graphs", variables,
-                    texts.definitions, sorted(texts.model_values), image, None, search.full,
-                    hidden)
+    found = Inferred("ok", "refines both ways on the state graphs", variables,
+                     texts.definitions, sorted(texts.model_values), image, None, search.full,
+                     hidden)
+    rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget)
+    if not rev.ok:
+        if rev.limited:
+            return Inferred("undecided", rev.why, image=image, tried=search.full)
+        if search.first_failure is None or not search.first_failure.ref_path:
+            search.first_failure = rev
+        if search.passed_forward is None:  # the likeliest mapping that holds forward
+            search.passed_forward = found
+        return None
+    return found
 
 
 def _values_of(part: Part, chosen: dict[int, Choice]) -> Sequence[Value]:
@@ -337,37 +356,46 @@ def _closest(search: _Search, roots: list[Part], leaves: list[Part],
              choices: dict[int, list[Choice]], feats: list[Feature],
              reverse_budget: int) -> Inferred:
     """No exact mapping: classify with the closest candidates and keep a counterexample."""
-    if search.passed_forward:
+    if search.passed_forward is not None:
+        held = search.passed_forward
         return Inferred("reverse_fail", "the output allows too few behaviors: under every "
                         "mapping that passes forward, a reference behavior has no "
-                        "counterpart", counterexample=search.first_failure, tried=search.full)
+                        "counterpart", held.variables, held.definitions, held.model_values,
+                        counterexample=search.first_failure, tried=search.full)
     if search.first_failure is not None:
         return Inferred("forward_fail", _fail_text(search.first_failure),
                         counterexample=search.first_failure, tried=search.full)
-    loose: dict[int, list[Choice]] = {}
-    for part in leaves:
-        if choices[id(part)]:
-            loose[id(part)] = choices[id(part)][:2]
+    whole = [Part(v, search.ref.column(v)) for v in search.ref.variables]
+    for plan_roots, plan_leaves, exact in ((whole, whole, {}), (roots, leaves, choices)):
+        loose = {id(p): exact.get(id(p), [])[:2] or _loose(p, feats) for p in plan_leaves}
+        if all(loose.values()):
+            return _closest_try(search, plan_roots, plan_leaves, loose, reverse_budget)
+    missing = [p.path for p in leaves if not _loose(p, feats) and not choices[id(p)]]
+    return Inferred("no_mapping", "nothing in the output's state corresponds to the "
+                    f"reference's {', '.join(missing)} (no variable, field or component "
+                    "with values of that kind)", tried=search.full)
+
+
+def _loose(part: Part, feats: list[Feature]) -> list[Choice]:
+    """The two features whose values overlap the part's most (kinds must agree)."""
+    r_values = frozenset(part.column)
+    found = []
+    for feat in feats:
+        g_values = feat.values()
+        if not _comparable(g_values, r_values):
             continue
-        r_values = frozenset(part.column)
-        found = []
-        for feat in feats:
-            g_values = feat.values()
-            if not _comparable(g_values, r_values):
-                continue
-            table = loose_table(g_values, r_values)
-            if table is None:
-                continue
-            image = tuple(translate(v, table) for v in feat.column)
-            overlap = len(frozenset(image) & r_values) / len(frozenset(image) | r_values)
-            found.append((-overlap, feat.depth, Choice(feat, table, image)))
-        found.sort(key=lambda t: (t[0], t[1]))
-        loose[id(part)] = [c for *_, c in found[:2]]
-    missing = [p.path for p in leaves if not loose[id(p)]]
-    if missing:
-        return Inferred("no_mapping", "nothing in the output's state corresponds to the "
-                        f"reference's {', '.join(missing)} (no variable, field or component "
-                        "with values of that kind)", tried=search.full)
+        table = loose_table(g_values, r_values)
+        if table is None:
+            continue
+        image = tuple(translate(v, table) for v in feat.column)
+        overlap = len(frozenset(image) & r_values) / len(frozenset(image) | r_values)
+        found.append((-overlap, feat.depth, Choice(feat, table, image)))
+    found.sort(key=lambda t: (t[0], t[1]))
+    return [c for *_, c in found[:2]]
+
+
+def _closest_try(search: _Search, roots: list[Part], leaves: list[Part],
+                 loose: dict[int, list[Choice]], reverse_budget: int) -> Inferred:
     for combo in itertools.islice(itertools.product(*(loose[id(p)] for p in leaves)), 16):
         chosen = {id(p): c for p, c in zip(leaves, combo, strict=True)}
         search.full += 1
@@ -377,7 +405,7 @@ def _closest(search: _Search, roots: list[Part], leaves: list[Part],
             search.first_failure = search.first_failure or fwd
             continue
         rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget)
-        if rev.ok:  # cannot happen for an exact image; kept for safety
+        if rev.ok:  # both hold only for an exact image, which the search has seen
             continue
         return Inferred("reverse_fail", "the output allows too few behaviors: "
                         + rev.why, counterexample=rev, tried=search.full)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 ENGINES = ("auto", "graphs", "wrappers")
 DEFAULT_LIMIT = 60          # mappings the wrapper engine tries
-DEFAULT_BUDGET = 200_000    # distinct states a state graph may have
+DEFAULT_BUDGET = 50_000     # distinct states a state graph may have (Python reads ~5k a second)
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,14 @@
-"""Representation variants: specs that behave exactly like a reference R, with the state laid out
-otherwise (the grader's positive controls; on top of a behavior mutant, negative ones).
+"""Representation variants: specs that behave exactly like a reference R with the state laid out
+otherwise (the grader's positive controls; made from a behavior mutant, negative ones).
 
-A variant `AliasRep` instances a copy of R's main module (`AliasRepDefs`, which adds R's initial
-predicate, next-state action and fairness pieces as definitions) with R's variables written over
-the new layout's variables. Its states range over `AliasStates`, every reachable state of R
-written in the new layout, so TLC only has to *check* R's actions, never to solve them:
+A variant `AliasRep` instances `AliasRepDefs` (a copy of R's main module that adds R's initial
+predicate, next-state action and fairness pieces as definitions) with R's variables written
+over the new layout's variables. Its states range over `AliasStates`, every reachable state of R
+in the new layout, so TLC only has to *check* R's actions, never to solve them:
 `Next == \\E t \\in AliasStates : vars' = t /\\ AliasR!AliasNext`. Model values of R's cfg are
-named by `CHOOSE` over the set constant holding them, in TLC's order (first appearance in the cfg).
+named by `CHOOSE` over the set constant holding them, in TLC's order (first appearance in the
+cfg). Fairness `WF_v(A)` becomes `WF_vars(A_k)` with `A_k` the same choice of a next state,
+conjoined with `A /\\ v' # v` (through the instance).
 """
 
 from __future__ import annotations
@@ -25,26 +27,13 @@ from ..tla_nodes import parser
 from ..tla_stdlib import TLA_KEYWORDS, standard_names
 from .graphs import StateGraph, explore
 from .search import spec_shape
-from .values import (
-    FALSE,
-    TRUE,
-    Bool,
-    Fn,
-    ModelValue,
-    Value,
-    is_atom,
-    parse_value,
-    sort_key,
-    to_tla,
-    translate,
-)
+from .values import FALSE, TRUE, Bool, Fn, ModelValue, Value, atoms, parse_value, to_tla, translate
 
 ALL_KINDS: tuple[str, ...] = ("record", "history", "derived_dropped", "bool_as_01",
                               "bool_as_strings", "model_values_as_strings")
 MAIN = "AliasRep"
 DEFS = "AliasRepDefs"
-MAX_TABLE = 300
-PRIME = "'"
+MAX_TABLE = 300  # entries of a derived variable's lookup table
 _TEMPORAL = frozenset({"always", "eventually", "leads_to", "temporal_forall", "temporal_exists",
                        "fairness", "step_expr_or_stutter", "step_expr_no_stutter", "plus_arrow"})
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -55,7 +44,7 @@ Piece = tuple[str, int]  # a piece of R's text and the column it starts at
 @dataclass(frozen=True)
 class RepresentationVariant:
     """One layout of R: its files (empty when not made), main module, cfg, and whether TLC
-    confirmed it (`reason` says why not, or what was checked)."""
+    confirmed it (`reason`: what TLC found, or why the variant was not made)."""
 
     kind: str
     files: Mapping[str, str]
@@ -97,6 +86,16 @@ class _Unsupported(ValueError):
     pass
 
 
+def _text(src: bytes, node: Node) -> str:
+    return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def _child(node: Node, name: str) -> Node:
+    child = node.child_by_field_name(name)
+    assert child is not None, f"{node.type} without {name}"
+    return child
+
+
 def _definitions(files: Mapping[str, str]) -> dict[str, tuple[Node, bytes, int]]:
     """Top-level definitions of R's modules: name -> (body, module bytes, arity)."""
     out: dict[str, tuple[Node, bytes, int]] = {}
@@ -109,99 +108,79 @@ def _definitions(files: Mapping[str, str]) -> dict[str, tuple[Node, bytes, int]]
                 name, body = node.child_by_field_name("name"), node.child_by_field_name(
                     "definition")
                 if node.type == "operator_definition" and name is not None and body is not None:
-                    arity = len(node.children_by_field_name("parameter"))
-                    out.setdefault(_text(src, name), (body, src, arity))
-    return out
-
-
-def _text(src: bytes, node: Node) -> str:
-    return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
-
-
-def _walk(node: Node) -> list[Node]:
-    out, todo = [], [node]
-    while todo:
-        cur = todo.pop()
-        out.append(cur)
-        todo.extend(cur.children)
+                    out.setdefault(_text(src, name), (body, src, len(
+                        node.children_by_field_name("parameter"))))
     return out
 
 
 def _spec_parts(files: Mapping[str, str], cfg: ModelConfig) -> _Parts:
-    """R's initial predicate, next-state action and fairness conjuncts (its cfg's SPECIFICATION,
-    or INIT and NEXT without fairness)."""
-    defs = _definitions(files)
+    """R's initial predicate, next-state action and fairness conjuncts (from the cfg's
+    SPECIFICATION, conjunct by conjunct, through `\\A x \\in S :` and named formulas)."""
     if not cfg.specification:
         if not (cfg.init and cfg.next):
             raise _Unsupported("the cfg names no SPECIFICATION nor INIT and NEXT")
         return _Parts([(cfg.init, 0)], (cfg.next, 0))
+    defs = _definitions(files)
     if cfg.specification not in defs:
         raise _Unsupported(f"no module defines the specification {cfg.specification}")
     parts = _Parts()
-    body, src, _ = defs[cfg.specification]
 
     def temporal(node: Node, src: bytes, seen: frozenset[str]) -> bool:
-        for n in _walk(node):
-            if n.type in _TEMPORAL:
-                return True
+        todo = [node]
+        while todo:
+            n = todo.pop()
             name = _text(src, n) if n.type == "identifier_ref" else ""
-            if name in defs and name not in seen and defs[name][2] == 0 and temporal(
-                    defs[name][0], defs[name][1], seen | {name}):
+            if n.type in _TEMPORAL or (name in defs and name not in seen and defs[name][2] == 0
+                                       and temporal(defs[name][0], defs[name][1], seen | {name})):
                 return True
+            todo.extend(n.children)
         return False
 
-    def piece(node: Node, src: bytes) -> Piece:
+    def piece(node: Node | None, src: bytes) -> Piece:
+        assert node is not None
         return _text(src, node), node.start_point[1]
 
     def collect(node: Node, src: bytes, bounds: tuple[tuple[str, Piece], ...],
                 seen: frozenset[str]) -> None:
         while node.type == "parentheses" and node.named_child_count == 1:
             node = node.named_children[0]
-        symbol = node.child_by_field_name("symbol")
-        kind = symbol.type if symbol is not None else ""
+        kind = getattr(node.child_by_field_name("symbol"), "type", "")
+        name = _text(src, node) if node.type == "identifier_ref" else ""
         if node.type == "conj_list":
-            for item in node.named_children:
-                if item.type == "conj_item":
-                    collect(item.named_children[-1], src, bounds, seen)
+            for item in (c for c in node.named_children if c.type == "conj_item"):
+                collect(item.named_children[-1], src, bounds, seen)
         elif node.type == "bound_infix_op" and kind == "land":
             for side in ("lhs", "rhs"):
-                child = node.child_by_field_name(side)
-                assert child is not None
-                collect(child, src, bounds, seen)
+                collect(_child(node, side), src, bounds, seen)
         elif node.type == "bounded_quantification" and getattr(
                 node.child_by_field_name("quantifier"), "type", "") == "forall":
             inner = list(bounds)
             for bound in node.children_by_field_name("bound"):
                 names = bound.children_by_field_name("intro")
-                domain = bound.child_by_field_name("set")
-                if domain is None or any(n.type != "identifier" for n in names):
-                    raise _Unsupported(f"a fairness quantifier {_text(src, bound)!r}")
-                inner += [(_text(src, n), piece(domain, src)) for n in names]
-            expression = node.child_by_field_name("expression")
-            assert expression is not None
-            collect(expression, src, tuple(inner), seen)
+                if any(n.type != "identifier" for n in names):
+                    raise _Unsupported(f"the fairness quantifier {_text(src, bound)!r}")
+                inner += [(_text(src, n), piece(bound.child_by_field_name("set"), src))
+                          for n in names]
+            collect(_child(node, "expression"), src, tuple(inner), seen)
         elif node.type == "fairness" and len(node.children) == 5:
             parts.fairness.append(_Fair(node.children[0].type == "SF_", bounds,
                                         piece(node.children[1], src),
                                         piece(node.children[3], src)))
-        elif (node.type == "bound_prefix_op" and kind == "always" and not bounds
-              and getattr(node.child_by_field_name("rhs"), "type", "") == "step_expr_or_stutter"
-              and parts.next is None):
-            step = node.child_by_field_name("rhs")
-            assert step is not None
-            parts.next = piece(step.named_children[0], src)
-        elif node.type == "identifier_ref" and _text(src, node) in defs and \
-                _text(src, node) not in seen and temporal(node, src, seen):
-            name = _text(src, node)
-            target, target_src, arity = defs[name]
-            if arity:
+        elif node.type == "bound_prefix_op" and kind == "always" and not bounds and \
+                getattr(node.child_by_field_name("rhs"), "type", "") == "step_expr_or_stutter":
+            if parts.next is not None:
+                raise _Unsupported("a second [][N]_v conjunct")
+            parts.next = piece(_child(node, "rhs").named_children[0], src)
+        elif name in defs and name not in seen and temporal(node, src, seen):
+            if defs[name][2]:
                 raise _Unsupported(f"the temporal conjunct {name} has parameters")
-            collect(target, target_src, bounds, seen | {name})
+            collect(defs[name][0], defs[name][1], bounds, seen | {name})
         elif not bounds and not temporal(node, src, seen):
             parts.init.append(piece(node, src))
         else:
             raise _Unsupported(f"the conjunct {_text(src, node)[:80]!r} of the specification")
 
+    body, src, _ = defs[cfg.specification]
     collect(body, src, (), frozenset({cfg.specification}))
     if not parts.init or parts.next is None:
         raise _Unsupported(f"{cfg.specification} is not `Init /\\ [][Next]_v /\\ fairness`")
@@ -209,6 +188,7 @@ def _spec_parts(files: Mapping[str, str], cfg: ModelConfig) -> _Parts:
 
 
 def _definition(head: str, text: Piece) -> str:
+    """`head == text`; a text over several lines keeps its columns (bullets stay aligned)."""
     body, column = text
     return f"{head} ==\n{' ' * column}{body}" if "\n" in body else f"{head} == {body}"
 
@@ -219,17 +199,17 @@ def _params(names: Sequence[str]) -> str:
 
 def _helper(main_text: str, main: str, parts: _Parts) -> str:
     """A copy of R's main module, renamed, with the specification's pieces as definitions."""
-    lines = [_definition(f"AliasInit_{i}", p) for i, p in enumerate(parts.init, 1)]
-    lines.append("AliasInit == " + " /\\ ".join(f"AliasInit_{i}"
-                                                for i in range(1, len(parts.init) + 1)))
     assert parts.next is not None
-    lines.append(_definition("AliasNext", parts.next))
+    lines = [_definition(f"AliasInit_{i}", p) for i, p in enumerate(parts.init, 1)]
+    lines += ["AliasInit == " + " /\\ ".join(f"AliasInit_{i}" for i in
+                                             range(1, len(parts.init) + 1)),
+              _definition("AliasNext", parts.next)]
     for k, fair in enumerate(parts.fairness, 1):
         names = [n for n, _ in fair.bounds]
-        for j, (_, domain) in enumerate(fair.bounds):
-            lines.append(_definition(f"AliasSet_{k}_{j + 1}{_params(names[:j])}", domain))
-        lines.append(_definition(f"AliasAct_{k}{_params(names)}", fair.action))
-        lines.append(_definition(f"AliasSub_{k}{_params(names)}", fair.sub))
+        lines += [_definition(f"AliasSet_{k}_{j + 1}{_params(names[:j])}", domain)
+                  for j, (_, domain) in enumerate(fair.bounds)]
+        lines += [_definition(f"AliasAct_{k}{_params(names)}", fair.action),
+                  _definition(f"AliasSub_{k}{_params(names)}", fair.sub)]
     src = main_text.encode("utf-8")
     module = next((m for m in parser().parse(src).root_node.children if m.type == "module"), None)
     end = module.children[-1] if module is not None and module.children else None
@@ -245,9 +225,8 @@ def _model_values(cfg: ModelConfig, constants: Sequence[str]
     """How AliasRep names each model value of R's cfg (a constant, or a CHOOSE over the set
     constant holding it, in TLC's order: first appearance in the cfg), and the definitions."""
     order: dict[str, int] = {}
-    for _, value in cfg.constants:
-        for word in _IDENT.findall(value):
-            order.setdefault(word, len(order))
+    for word in (w for _, value in cfg.constants for w in _IDENT.findall(value)):
+        order.setdefault(word, len(order))
     names: dict[Value, Value] = {}
     defs: list[str] = []
     for name, value in cfg.constants:
@@ -255,19 +234,16 @@ def _model_values(cfg: ModelConfig, constants: Sequence[str]
             parsed = parse_value(value)
         except ValueError:
             continue
-        if name not in constants:
-            continue
-        if isinstance(parsed, ModelValue):
+        if name in constants and isinstance(parsed, ModelValue):
             names.setdefault(parsed, ModelValue(name))
-        elif isinstance(parsed, frozenset) and parsed and all(
+        elif name in constants and isinstance(parsed, frozenset) and parsed and all(
                 isinstance(v, ModelValue) for v in parsed):
             chain: list[str] = []
             for m in sorted(parsed, key=lambda v: order.get(str(v), 0)):
-                alias = f"AliasM_{name}_{len(chain) + 1}"
                 rest = f" \\ {{{', '.join(chain)}}}" if chain else ""
-                defs.append(f"{alias} == CHOOSE AliasX \\in {name}{rest} : TRUE")
-                chain.append(alias)
-                names.setdefault(m, ModelValue(alias))
+                chain.append(f"AliasM_{name}_{len(chain) + 1}")
+                defs.append(f"{chain[-1]} == CHOOSE AliasX \\in {name}{rest} : TRUE")
+                names.setdefault(m, ModelValue(chain[-1]))
     return names, defs
 
 
@@ -278,162 +254,147 @@ def _fresh(base: str, taken: set[str]) -> str:
     return base
 
 
+def _derived(graph: StateGraph, mv_names: dict[Value, Value]) -> _Layout | str:
+    """R without a variable that is a function of the others, read from a table."""
+    names = graph.variables
+    if len(names) < 2:
+        return "skipped: the reference has one variable"
+    if len(graph) > MAX_TABLE:
+        return f"skipped: a table of {len(graph)} entries (more than {MAX_TABLE})"
+    found = []
+    for d in range(len(names)):
+        table: dict[Value, Value] = {}
+        if all(table.setdefault(Fn.tuple_of(x for i, x in enumerate(s) if i != d), s[d]) == s[d]
+               for s in graph.states):
+            found.append((len(set(table.values())) == 1, d, table))
+    if not found:
+        return "skipped: no variable is a function of the others"
+    _, d, table = min(found, key=lambda c: c[:2])  # a variable that varies, first
+    others = tuple(v for i, v in enumerate(names) if i != d)
+    subs = tuple((v, f"AliasTable[<<{', '.join(others)}>>]" if i == d else v)
+                 for i, v in enumerate(names))
+    return _Layout(others, subs, lambda s: tuple(x for i, x in enumerate(s) if i != d),
+                   (f"AliasTable == {to_tla(translate(Fn(table.items()), mv_names))}",))
+
+
+def _atoms_as(kind: str, graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]
+              ) -> _Layout | str:
+    """Variables holding only booleans (0/1, "yes"/"no") or model values (their names)."""
+    mv = kind == "model_values_as_strings"
+    names, cols = graph.variables, [graph.column(v) for v in graph.variables]
+    hit = [all(isinstance(x, ModelValue if mv else Bool) for x in col) for col in cols]
+    if not any(hit):
+        return f"skipped: no variable holds only {'model values' if mv else 'booleans'}"
+    suffix = {"bool_as_01": "Num", "bool_as_strings": "Str"}.get(kind, "Name")
+    new = tuple(_fresh(v + suffix, taken) if h else v for v, h in zip(names, hit, strict=True))
+    true: Value = 1 if kind == "bool_as_01" else "yes"
+    code: dict[Value, Value] = {TRUE: true, FALSE: 0 if kind == "bool_as_01" else "no"}
+    subs = [(v, f"({n} = {to_tla(true)})") for v, n in zip(names, new, strict=True)]
+    defs: tuple[str, ...] = ()
+    if mv:
+        held = sorted({str(x) for col, h in zip(cols, hit, strict=True) if h for x in col})
+        if any(ModelValue(m) not in mv_names for m in held):
+            return "skipped: a model value that the cfg's constants do not name"
+        code = {ModelValue(m): m for m in held}
+        arms = " [] ".join(f'AliasS = "{m}" -> {mv_names[ModelValue(m)]}' for m in held)
+        defs = (f"AliasMV == [AliasS \\in {{{', '.join(to_tla(m) for m in held)}}} |-> "
+                f"CASE {arms}]",)
+        subs = [(v, f"AliasMV[{n}]") for v, n in zip(names, new, strict=True)]
+    return _Layout(new, tuple(s if h else (v, v) for s, v, h in zip(subs, names, hit, strict=True)),
+                   lambda s: tuple(code[x] if h else x for x, h in zip(s, hit, strict=True)),
+                   defs)
+
+
 def _layout(kind: str, graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]
             ) -> _Layout | str:
     """The layout of `kind` for R's graph, or why this R has none."""
     names = graph.variables
-    same = tuple((v, v) for v in names)
     if kind == "record":
         st = _fresh("st", taken)
         return _Layout((st,), tuple((v, f"{st}.{v}") for v in names),
                        lambda s: (Fn(zip(names, s, strict=True)),))
     if kind == "history":
-        return _Layout(names, same, lambda s: s, counter=_fresh("aliasSteps", taken))
+        return _Layout(names, tuple((v, v) for v in names), lambda s: s,
+                       counter=_fresh("aliasSteps", taken))
     if kind == "derived_dropped":
-        if len(names) < 2:
-            return "skipped: the reference has one variable"
-        if len(graph) > MAX_TABLE:
-            return f"skipped: a table of {len(graph)} entries (more than {MAX_TABLE})"
-        derived = []
-        for d in range(len(names)):
-            table: dict[Value, Value] = {}
-            for s in graph.states:
-                key = Fn.tuple_of(x for i, x in enumerate(s) if i != d)
-                if table.setdefault(key, s[d]) != s[d]:
-                    break
-            else:
-                derived.append((len(set(table.values())) == 1, d, table))
-        if not derived:
-            return "skipped: no variable is a function of the others"
-        _, d, table = min(derived, key=lambda c: c[:2])  # a variable that varies, first
-        others = tuple(v for i, v in enumerate(names) if i != d)
-        table_text = _tla(translate(Fn(table.items()), mv_names))
-        subs = tuple((v, f"AliasTable[<<{', '.join(others)}>>]" if v == names[d] else v)
-                     for v in names)
-        return _Layout(others, subs, lambda s: tuple(x for i, x in enumerate(s) if i != d),
-                       (f"AliasTable == {table_text}",))
+        return _derived(graph, mv_names)
     if kind in ("bool_as_01", "bool_as_strings", "model_values_as_strings"):
-        mv = kind == "model_values_as_strings"
-        cols = [graph.column(v) for v in names]
-        hit = [all(isinstance(x, ModelValue) if mv else isinstance(x, Bool) for x in col)
-               for col in cols]
-        if not any(hit):
-            return f"skipped: no variable holds only {'model values' if mv else 'booleans'}"
-        true, false = (1, 0) if kind == "bool_as_01" else ("yes", "no")
-        suffix = {"bool_as_01": "Num", "bool_as_strings": "Str"}.get(kind, "Name")
-        new = tuple(_fresh(v + suffix, taken) if h else v for v, h in zip(names, hit, strict=True))
-        code: dict[Value, Value] = {TRUE: true, FALSE: false}
-        defs: tuple[str, ...] = ()
-        if mv:
-            held = sorted({str(x) for col, h in zip(cols, hit, strict=True) if h for x in col})
-            if any(ModelValue(m) not in mv_names for m in held):
-                return "skipped: a model value the cfg's constants do not name"
-            code = {ModelValue(m): m for m in held}
-            arms = " [] ".join(f'AliasS = "{m}" -> {mv_names[ModelValue(m)]}' for m in held)
-            defs = (f"AliasMV == [AliasS \\in {{{', '.join(to_tla(m) for m in held)}}} |-> "
-                    f"CASE {arms}]",)
-
-        def sub(v: str, n: str) -> str:
-            if mv:
-                return f"AliasMV[{n}]"
-            return f"({n} = {to_tla(true)})"
-
-        subs = tuple((v, sub(v, n) if h else v) for v, n, h in zip(names, new, hit, strict=True))
-        return _Layout(new, subs, lambda s: tuple(
-            code[x] if h else x for x, h in zip(s, hit, strict=True)), defs)
+        return _atoms_as(kind, graph, taken, mv_names)
     raise ValueError(f"unknown representation kind {kind!r}")
 
 
 def _module(layout: _Layout, graph: StateGraph, parts: _Parts, constants: Sequence[str],
-            mv_names: dict[Value, Value], mv_defs: Sequence[str], overrides: Sequence[str]
-            ) -> str:
+            mv_names: dict[Value, Value], prelude: Sequence[str]) -> str:
     """The text of AliasRep for one layout."""
     one = len(layout.variables) == 1
-    all_vars = (*layout.variables, *([layout.counter] if layout.counter else []))
-    tup = f"<<{', '.join(all_vars)}>>"
+    variables = (*layout.variables, *([layout.counter] if layout.counter else []))
+    tup = f"<<{', '.join(variables)}>>"
+    elements = [to_tla(translate(enc[0] if one else Fn.tuple_of(enc), mv_names))
+                for enc in map(layout.encode, graph.states)]
 
     def assign(prime: str) -> str:
         if one:
             return f"{layout.variables[0]}{prime} = AliasT"
-        return " /\\ ".join(f"{v}{prime} = AliasT[{i}]"
-                            for i, v in enumerate(layout.variables, 1))
+        return " /\\ ".join(f"{v}{prime} = AliasT[{i}]" for i, v in enumerate(layout.variables, 1))
 
     step = f" /\\ {layout.counter}' = 1 - {layout.counter}" if layout.counter else ""
-    elements = []
-    for s in graph.states:
-        enc = layout.encode(s)
-        elements.append(_tla(translate(enc[0] if one else Fn.tuple_of(enc), mv_names)))
-    lines = [f"---- MODULE {MAIN} ----", "EXTENDS Integers"]
-    if constants:
-        lines.append(f"CONSTANTS {', '.join(constants)}")
-    lines += [f"VARIABLES {', '.join(all_vars)}", *mv_defs, *overrides, *layout.definitions,
-              f"AliasR == INSTANCE {DEFS} WITH "
-              + ", ".join(f"{r} <- {e}" for r, e in layout.subs),
-              "AliasStates == {\n    " + ",\n    ".join(elements) + "}"]
-    counter_init = f" /\\ {layout.counter} = 0" if layout.counter else ""
-    init = (f"{layout.variables[0]} \\in AliasStates" if one else
-            f"\\E AliasT \\in AliasStates : {assign('')}")
-    lines.append(f"Init == {init}{counter_init} /\\ AliasR!AliasInit")
-    lines.append(f"Next == \\E AliasT \\in AliasStates : {assign(PRIME)}{step} "
-                 "/\\ AliasR!AliasNext")
+    primed = assign("'")
+    choose = f"\\E AliasT \\in AliasStates : {primed}{step}"
+    init = f"{layout.variables[0]} \\in AliasStates" if one else \
+        f"\\E AliasT \\in AliasStates : {assign('')}"
+    lines = [f"---- MODULE {MAIN} ----", "EXTENDS Integers",
+             *([f"CONSTANTS {', '.join(constants)}"] if constants else []),
+             f"VARIABLES {', '.join(variables)}", *prelude, *layout.definitions,
+             f"AliasR == INSTANCE {DEFS} WITH " + ", ".join(f"{r} <- {e}" for r, e in layout.subs),
+             "AliasStates == {\n    " + ",\n    ".join(elements) + "}",
+             f"Init == {init}" + (f" /\\ {layout.counter} = 0" if layout.counter else "")
+             + " /\\ AliasR!AliasInit",
+             f"Next == {choose} /\\ AliasR!AliasNext"]
     fair = []
     for k, f in enumerate(parts.fairness, 1):
         params = [f"AliasB{j}" for j in range(1, len(f.bounds) + 1)]
-        p = _params(params)
-        lines.append(f"AliasA_{k}{p} == \\E AliasT \\in AliasStates : {assign(PRIME)}{step} "
-                     f"/\\ AliasR!AliasAct_{k}{p} /\\ (AliasR!AliasSub_{k}{p})' # "
-                     f"AliasR!AliasSub_{k}{p}")
+        p, sub = _params(params), f"AliasR!AliasSub_{k}{_params(params)}"
+        lines.append(f"AliasA_{k}{p} == {choose} /\\ AliasR!AliasAct_{k}{p} /\\ ({sub})' # {sub}")
         quants = "".join(f"\\A {b} \\in AliasR!AliasSet_{k}_{j + 1}{_params(params[:j])} : "
                          for j, b in enumerate(params))
         fair.append(f"({quants}{'SF' if f.strong else 'WF'}_{tup}(AliasA_{k}{p}))")
     if fair:
         lines.append("AliasFairness == " + " /\\ ".join(fair))
-    lines += [f"Spec == Init /\\ [][Next]_{tup}" + (" /\\ AliasFairness" if fair else ""),
-              "===="]
+    lines += [f"Spec == Init /\\ [][Next]_{tup}" + (" /\\ AliasFairness" if fair else ""), "===="]
     return "\n".join(lines) + "\n"
 
 
 def _variant_cfg(cfg: ModelConfig, files: Mapping[str, str], main: str, constants: Sequence[str]
                  ) -> tuple[ModelConfig, list[str]]:
-    """R's cfg for AliasRep: SPECIFICATION Spec, R's constants; overrides of R's constants by a
-    definition get that definition in AliasRep (a literal only), others act in the copy."""
+    """R's cfg for AliasRep: SPECIFICATION Spec and R's constants. A constant overridden by a
+    definition gets it in AliasRep (a literal only); values and overrides of R's definitions act
+    in the copy of R's main module (`[AliasRepDefs]`)."""
     defs = _definitions(files)
     allowed = standard_names() | TLA_KEYWORDS | cfg.model_values() | {"TRUE", "FALSE"}
     extra: list[str] = []
-    values = []
-    for name, value in cfg.constants:
-        if name not in constants and not value.lstrip().startswith("["):
-            value = f"[{_home(files, main, name)}] {value}"
-        values.append((name, value))
+    qualify = re.compile(rf"^\s*(?:\[\s*{main}\s*\]\s*|(?!\[))")
+    values = [(n, v if n in constants else qualify.sub(f"[{DEFS}] ", v)) for n, v in cfg.constants]
     overrides = []
     for name, target in cfg.overrides:
-        qualified = target.lstrip().startswith("[")
-        if name in constants and not qualified:
+        if name in constants and not target.lstrip().startswith("["):
             found = defs.get(target)
             body = _text(found[1], found[0]) if found and found[2] == 0 else None
             if body is None or not all(w in allowed for w in _IDENT.findall(body)):
                 raise _Unsupported(f"the cfg overrides {name} by {target}, not a literal")
             extra.append(f"{target} == {' '.join(body.split())}")
-        elif not qualified:
-            target = f"[{_home(files, main, name)}] {target}"
-        overrides.append((name, re.sub(rf"^\s*\[\s*{main}\s*\]", f"[{DEFS}]", target)))
+        overrides.append((name, target if name in constants else
+                          qualify.sub(f"[{DEFS}] ", target)))
     return ModelConfig(constants=tuple(values), overrides=tuple(overrides),
                        specification="Spec", check_deadlock=cfg.check_deadlock), extra
 
 
-def _home(files: Mapping[str, str], main: str, name: str) -> str:
-    """The module defining `name` (R's main module: its copy, which AliasRep instances)."""
-    pattern = re.compile(rf"^{re.escape(name)}\s*(\(|==)", re.M)
-    home = next((f[:-4] for f, text in files.items() if pattern.search(text)), main)
-    return DEFS if home == main else home
-
-
 def representation_variants(harness: Harness, files: Mapping[str, str], main: str,
                             cfg: ModelConfig, tlc_args: Sequence[str] = (), *,
-                            kinds: Sequence[str] = ALL_KINDS, max_states: int = 2000
-                            ) -> list[RepresentationVariant]:
-    """One variant per kind of the reference (`main` among `files`, checked with `cfg`), each
-    checked by TLC: ok, and as many distinct states as R (history: up to twice as many)."""
+                            kinds: Sequence[str] = ALL_KINDS, max_states: int = 2000,
+                            check_fairness: bool = True) -> list[RepresentationVariant]:
+    """One variant per kind of the reference (`main` among `files`, checked with `cfg`),
+    checked by TLC: ok, and R's number of distinct states (history: up to twice as many).
+    `check_fairness`: the check also has TLC evaluate the variant's fairness (as a property)."""
     def unmade(kind: str, why: str) -> RepresentationVariant:
         return RepresentationVariant(kind, {}, MAIN, cfg, False, why)
 
@@ -444,8 +405,13 @@ def representation_variants(harness: Harness, files: Mapping[str, str], main: st
                if found.verdict == "over_budget" else
                f"the reference's graph cannot be explored ({found.verdict}: {found.detail[:200]})")
         return [unmade(k, why) for k in kinds]
-    graph = found.graph
-    constants = _constants_in_cfg_order(files, main, cfg)
+    shape, graph = spec_shape(files, main), found.graph
+    if sorted(shape.variables) == sorted(graph.variables):  # R's order, not TLC's
+        at = [graph.variables.index(v) for v in shape.variables]
+        graph = StateGraph(shape.variables, [tuple(s[i] for i in at) for s in graph.states],
+                           graph.initial, graph.edges)
+    listed = [n for n, _ in (*cfg.constants, *cfg.overrides) if n in shape.constants]
+    constants = list(dict.fromkeys([*listed, *shape.constants]))  # TLC's order of model values
     try:
         parts = _spec_parts(files, cfg)
         helper = _helper(files[f"{main}.tla"], main, parts)
@@ -453,65 +419,29 @@ def representation_variants(harness: Harness, files: Mapping[str, str], main: st
     except _Unsupported as exc:
         return [unmade(k, f"unsupported: {exc}") for k in kinds]
     mv_names, mv_defs = _model_values(cfg, constants)
-    used = {x for s in graph.states for v in s for x in _atoms(v) if isinstance(x, ModelValue)}
-    unnamed = sorted(str(m) for m in used - set(mv_names))
+    unnamed = sorted({str(a) for s in graph.states for v in s for a in atoms(v)
+                      if isinstance(a, ModelValue) and a not in mv_names})
     out = []
     for kind in kinds:
         taken = set(constants) | standard_names() | TLA_KEYWORDS | set(graph.variables)
         layout = _layout(kind, graph, taken, mv_names)
-        if isinstance(layout, str):
-            out.append(unmade(kind, layout))
+        if isinstance(layout, str) or unnamed:
+            out.append(unmade(kind, layout if isinstance(layout, str) else
+                              f"unsupported: no constant of the cfg names {', '.join(unnamed)}"))
             continue
-        if unnamed:
-            out.append(unmade(kind, f"unsupported: model values {', '.join(unnamed)} are not "
-                                    "named by a constant of the cfg"))
-            continue
-        text = _module(layout, graph, parts, constants, mv_names, mv_defs, overrides)
+        text = _module(layout, graph, parts, constants, mv_names, [*mv_defs, *overrides])
         vfiles = {**files, f"{DEFS}.tla": helper, f"{MAIN}.tla": text}
+        fair = bool(parts.fairness) and check_fairness
         ok, why = _verify(harness, vfiles, vcfg, tlc_args, len(graph), layout.counter is not None,
-                          bool(parts.fairness))
+                          fair)
         out.append(RepresentationVariant(kind, vfiles, MAIN, vcfg, ok, why))
     return out
 
 
-def _tla(value: Value, depth: int = 0) -> str:
-    """`values.to_tla`, with a bound name per nesting level (a function inside a function)."""
-    if is_atom(value):
-        return to_tla(value)
-    if isinstance(value, frozenset):
-        return "{" + ", ".join(_tla(v, depth) for v in sorted(value, key=sort_key)) + "}"
-    if not value.items or value.is_tuple():
-        return "<<" + ", ".join(_tla(v, depth) for v in value.values()) + ">>"
-    if all(isinstance(k, str) and _IDENT.fullmatch(k) for k, _ in value.items):
-        return "[" + ", ".join(f"{k} |-> {_tla(v, depth)}" for k, v in value.items) + "]"
-    x = f"AliasX{depth}"
-    domain = ", ".join(_tla(k, depth + 1) for k, _ in value.items)
-    arms = " [] ".join(f"{x} = {_tla(k, depth + 1)} -> {_tla(v, depth + 1)}"
-                       for k, v in value.items)
-    return f"[{x} \\in {{{domain}}} |-> CASE {arms}]"
-
-
-def _atoms(value: Value) -> list[Value]:
-    if isinstance(value, frozenset):
-        return [a for v in value for a in _atoms(v)]
-    if isinstance(value, Fn):
-        return [a for k, v in value.items for a in (*_atoms(k), *_atoms(v))]
-    return [value]
-
-
-def _constants_in_cfg_order(files: Mapping[str, str], main: str, cfg: ModelConfig
-                            ) -> list[str]:
-    """R's constants, those of its cfg first in the cfg's order (TLC names model values in
-    that order, and a grader's run lists the output's constants in declaration order)."""
-    declared = spec_shape(files, main).constants
-    listed = [n for n, _ in (*cfg.constants, *cfg.overrides) if n in declared]
-    return list(dict.fromkeys([*listed, *declared]))
-
-
 def _verify(harness: Harness, files: Mapping[str, str], cfg: ModelConfig, tlc_args: Sequence[str],
             states: int, history: bool, fairness: bool) -> tuple[bool, str]:
-    """TLC runs the variant (deadlock unchecked; its own fairness as a property, so TLC
-    evaluates it): ok, and R's number of distinct states (history: up to twice as many)."""
+    """TLC runs the variant (deadlock unchecked; with `fairness`, its fairness as a property):
+    ok, and R's number of distinct states (history: up to twice as many)."""
     check = replace(cfg, check_deadlock=False, properties=("AliasFairness",) if fairness else ())
     result = harness.check(SpecSource(MAIN, dict(files)), check,
                            tlc_args=[a for a in tlc_args if a != "-deadlock"], compat=True)
