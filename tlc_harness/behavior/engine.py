@@ -115,8 +115,7 @@ class _GraphGrade:
         self.facts["reference_states"] = len(ref_graph.graph)
         maps = self.constant_maps(staged, values)
         if maps is None:
-            return self.fallback("the output declares constants that the reference gives no "
-                                 "value")
+            return self.no_constants(staged)
         first: BehaviorResult | None = None
         for const_map in maps[:MAX_CONSTANT_MAPS]:
             graded = self.under(staged, values, const_map, ref_graph.graph)
@@ -149,11 +148,19 @@ class _GraphGrade:
         types = dict(staged.ref_shape.types)
         if len(out_consts) > len(usable):
             fixed = _literal_definitions(self.ref, set(ref_consts))
+            fixed.update(_cardinalities(values.literals, usable))
             values.literals.update(fixed)
             usable += tuple(fixed)
             types.update({name: value_type(body) for name, body in fixed.items()})
         maps = _assignments(out_consts, usable, staged.out_shape.types, types)
         return maps[:MAX_CONSTANT_MAPS] or None
+
+    def no_constants(self, staged: wrappers._Staged) -> BehaviorResult:
+        return self.result("no_mapping", "the output declares more constants ("
+                           f"{', '.join(staged.out_shape.constants)}) than the reference has "
+                           "constants or literal definitions to give them values (of the "
+                           "reference: " + (", ".join(staged.ref_shape.constants) or "none")
+                           + ")")
 
     def under(self, staged: wrappers._Staged, values: wrappers.CfgValues,
               const_map: dict[str, str], ref_graph: StateGraph) -> BehaviorResult | _Fallback:
@@ -235,6 +242,21 @@ class _GraphGrade:
 
 
 _LITERAL = re.compile(r'(?:\s|\d|"[^"\n]*"|[{}<>,.()]|\.\.|TRUE|FALSE|-)+')
+
+
+_FLAT_SET = re.compile(r"\{([^{}<>\[\]()]*)\}")
+
+
+def _cardinalities(literals: Mapping[str, str], constants: tuple[str, ...]) -> dict[str, str]:
+    """`Cardinality(S)` of the reference's constants whose values are flat literal sets (an
+    output often counts what the reference enumerates: `N` processes for `Procs`)."""
+    found = {}
+    for name in constants:
+        hit = _FLAT_SET.fullmatch(literals.get(name, "").strip())
+        if hit:
+            found[f"Cardinality({name})"] = str(len([x for x in hit.group(1).split(",")
+                                                     if x.strip()]))
+    return found
 
 
 def _literal_definitions(ref: Reference, constants: set[str]) -> dict[str, str]:

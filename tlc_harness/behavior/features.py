@@ -111,6 +111,7 @@ class Part:
     kind: str = "leaf"
     keys: tuple[Value, ...] = ()
     parts: list[Part] = field(default_factory=list)
+    level: int = 0       # nesting, for distinct bound names in the rebuilt text
 
     def split(self, depth: int) -> list[Part]:
         """The ways to rebuild this part from smaller ones (fields first, then pointwise)."""
@@ -121,14 +122,15 @@ class Part:
         if domain is not None and 1 < len(domain) <= MAX_KEYS:
             keys = tuple(sorted(domain, key=sort_key))
             ways.append(Part(self.path, self.column, "fields", keys,
-                             [Part(apply_text(self.path, k), [v[k] for v in self.column])
-                              for k in keys]))  # type: ignore[index]
+                             [Part(apply_text(self.path, k), [v[k] for v in self.column],
+                                   level=self.level + 1)  # type: ignore[index]
+                              for k in keys], self.level))
         fields = _inner_fields(self.column)
         if fields is not None and 1 < len(fields) <= MAX_KEYS:
             keys = tuple(sorted(fields, key=sort_key))
             ways.append(Part(self.path, self.column, "pointwise", keys,
-                             [Part(f"{self.path}[*].{k}", _pointwise(self.column, k))
-                              for k in keys]))
+                             [Part(f"{self.path}[*].{k}", _pointwise(self.column, k),
+                                   level=self.level + 1) for k in keys], self.level))
         return ways
 
     def rebuild(self, columns: list[Sequence[Value]]) -> list[Value]:
@@ -153,12 +155,14 @@ class Part:
                                        zip(self.keys, texts, strict=True)) + "]"
             if self.keys == tuple(range(1, len(self.keys) + 1)):
                 return "<<" + ", ".join(texts) + ">>"
-            domain = "{" + ", ".join(to_tla(k) for k in self.keys) + "}"
-            cases = " [] ".join(f"AliasX = {to_tla(k)} -> {t}"
+            var = f"AliasW{self.level}"
+            domain = "{" + ", ".join(to_tla(k, 1) for k in self.keys) + "}"
+            cases = " [] ".join(f"{var} = {to_tla(k, 1)} -> {t}"
                                 for k, t in zip(self.keys, texts, strict=True))
-            return f"[AliasX \\in {domain} |-> CASE {cases}]"
-        body = ", ".join(f"{k} |-> ({t})[AliasP]" for k, t in zip(self.keys, texts, strict=True))
-        return f"[AliasP \\in DOMAIN ({texts[0]}) |-> [{body}]]"
+            return f"[{var} \\in {domain} |-> CASE {cases}]"
+        var = f"AliasP{self.level}"
+        body = ", ".join(f"{k} |-> ({t})[{var}]" for k, t in zip(self.keys, texts, strict=True))
+        return f"[{var} \\in DOMAIN ({texts[0]}) |-> [{body}]]"
 
 
 def signature(values: frozenset[Value] | Sequence[Value]) -> str:

@@ -186,17 +186,17 @@ class TextBuilder:
         items = tuple(sorted((to_tla(k), to_tla(v)) for k, v in table.items()))
         if items not in self._ops:
             name = f"AliasT{len(self._ops) + 1}"
-            cases = " [] ".join(f"AliasX = {k} -> {v}" for k, v in items)
-            self.definitions.append(f"{name}(AliasX) == CASE {cases} [] OTHER -> AliasX")
+            cases = " [] ".join(f"AliasA = {k} -> {v}" for k, v in items)
+            self.definitions.append(f"{name}(AliasA) == CASE {cases} [] OTHER -> AliasA")
             self._ops[items] = name
             self.model_values |= {v.name for v in table.values() if isinstance(v, ModelValue)}
         return self._ops[items]
 
     def table(self, name: str, pairs: list[tuple[Value, Value]]) -> str:
         """A lookup table `name == [x \\in {...} |-> CASE ...]` (a derived variable)."""
-        domain = "{" + ", ".join(to_tla(k) for k, _ in pairs) + "}"
-        cases = " [] ".join(f"AliasX = {to_tla(k)} -> {to_tla(v)}" for k, v in pairs)
-        self.definitions.append(f"{name} == [AliasX \\in {domain} |-> CASE {cases}]")
+        domain = "{" + ", ".join(to_tla(k, 1) for k, _ in pairs) + "}"
+        cases = " [] ".join(f"AliasV = {to_tla(k, 1)} -> {to_tla(v, 1)}" for k, v in pairs)
+        self.definitions.append(f"{name} == [AliasV \\in {domain} |-> CASE {cases}]")
         self.model_values |= {a.name for k, v in pairs for a in (*atoms(k), *atoms(v))
                               if isinstance(a, ModelValue)}
         return name
