@@ -76,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
         if ext.text:
             spec_files = {f"{grades.module_name}.tla": ext.text}
         cand = Candidate(mapping["variables"], mapping["constants"],
-                         tuple(mapping.get("definitions", ())), labels=not mapping.get("inferred"))
+                         tuple(mapping.get("definitions", ())), labels=not mapping.get("inferred"),
+                         model_values=tuple(mapping.get("model_values", ())))
         explain = wrappers(reference_of(variant), spec_files, grades.module_name, cand)
     if args.json:
         data = {"task": task.id, "condition": args.condition, "module": grades.module_name,
@@ -106,10 +107,22 @@ def render(task_id: str, condition: str, grades: CaseGrades) -> str:
     lines = [f"task {task_id} ({condition}), output module {grades.module_name or '-'}",
              _line("parse", grades.parse), _line("name", grades.name),
              _line("behavior", grades.behavior)]
-    mapping = grades.behavior.details.get("mapping")
+    details = grades.behavior.details
+    mapping = details.get("mapping")
+    if details.get("engine"):
+        sizes = (f", graphs of {details['output_states']} (output) and "
+                 f"{details['reference_states']} (reference) states"
+                 if details.get("output_states") else "")
+        fallback = f"; wrappers decided: {details['fallback']}" if details.get("fallback") else ""
+        lines.append(f"  engine: {details['engine']}, {details.get('tlc_runs', 0)} TLC run(s)"
+                     f"{sizes}{fallback}")
     if mapping and grades.behavior.passed:
         pairs = {**mapping["variables"], **{r: g for g, r in mapping["constants"].items()}}
         lines.append("  mapping: " + ", ".join(f"{r} -> {g}" for r, g in pairs.items()))
+        for definition in mapping.get("definitions", ()):
+            lines.append(f"    where {definition[:300]}")
+        if details.get("hidden"):
+            lines.append("  hidden output variables: " + ", ".join(details["hidden"]))
     trace = grades.behavior.details.get("trace") or []
     if trace and not grades.behavior.passed:
         names = sorted({k for s in trace for k in s["variables"]})
@@ -117,7 +130,10 @@ def render(task_id: str, condition: str, grades: CaseGrades) -> str:
         rows = [[str(s["number"]), s["action"][:28], *[s["variables"].get(n, "")[:24]
                                                        for n in names]] for s in trace[:20]]
         widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-        lines.append("  counterexample (shortest found):")
+        whose = {"output": " — the output's behavior, whose image leaves the reference",
+                 "reference": " — the reference's behavior, which the output cannot follow"}
+        lines.append("  counterexample (shortest found)"
+                     f"{whose.get(str(details.get('trace_of')), '')}:")
         for row in [head, *rows]:
             lines.append("    " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)))
     for note in grades.notes:
