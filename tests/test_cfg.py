@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tlc_harness.cfg import (
@@ -401,6 +401,7 @@ _CONFIGS = st.builds(
 )
 
 
+@settings(suppress_health_check=[HealthCheck.too_slow])  # large configs; slow on a busy machine
 @given(_CONFIGS)
 def test_generated_config_round_trips(cfg: ModelConfig) -> None:
     assert parse_cfg(format_cfg(cfg)) == cfg

@@ -146,13 +146,13 @@ class _GraphGrade:
             return [{}]
         usable = tuple(c for c in ref_consts if c in values.literals)
         types = dict(staged.ref_shape.types)
-        if len(out_consts) > len(usable):
+        maps = _assignments(out_consts, usable, staged.out_shape.types, types)
+        if not maps:
             fixed = _literal_definitions(self.ref, set(ref_consts))
             fixed.update(_cardinalities(values.literals, usable))
             values.literals.update(fixed)
-            usable += tuple(fixed)
             types.update({name: value_type(body) for name, body in fixed.items()})
-        maps = _assignments(out_consts, usable, staged.out_shape.types, types)
+            maps = _assignments(out_consts, usable + tuple(fixed), staged.out_shape.types, types)
         return maps[:MAX_CONSTANT_MAPS] or None
 
     def no_constants(self, staged: wrappers._Staged) -> BehaviorResult:

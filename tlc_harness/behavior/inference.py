@@ -385,8 +385,6 @@ def _loose(part: Part, feats: list[Feature]) -> list[Choice]:
         if not _comparable(g_values, r_values):
             continue
         table = loose_table(g_values, r_values)
-        if table is None:
-            continue
         image = tuple(translate(v, table) for v in feat.column)
         overlap = len(frozenset(image) & r_values) / len(frozenset(image) | r_values)
         found.append((-overlap, feat.depth, Choice(feat, table, image)))

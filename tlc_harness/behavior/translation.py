@@ -156,8 +156,8 @@ def exact_tables(g_values: frozenset[Value], r_values: frozenset[Value],
                 return
 
 
-def loose_table(g_values: frozenset[Value], r_values: frozenset[Value]) -> Table | None:
-    """The likeliest translation when none is exact (for a counterexample), or None."""
+def loose_table(g_values: frozenset[Value], r_values: frozenset[Value]) -> Table:
+    """The likeliest translation when none is exact (for a counterexample)."""
     g_atoms = {a for v in g_values for a in atoms(v)}
     r_atoms = {a for v in r_values for a in atoms(v)}
     forced: Table = {}
@@ -168,9 +168,7 @@ def loose_table(g_values: frozenset[Value], r_values: frozenset[Value]) -> Table
     rest_g = sorted((a for a in g_atoms if a not in forced and _free(a)), key=sort_key)
     rest_r = sorted((a for a in r_atoms if a not in forced.values() and _free(a)), key=sort_key)
     pairing = next(_pairings(rest_g, rest_r), {}) if rest_g and rest_r else {}
-    table = {k: v for k, v in {**forced, **pairing}.items() if k != v}
-    image = frozenset(translate(v, table) for v in g_values)
-    return table if image & r_values else None
+    return {k: v for k, v in {**forced, **pairing}.items() if k != v}
 
 
 # ------------------------------------------------------------------ TLA+ text of a translation
