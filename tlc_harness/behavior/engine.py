@@ -123,6 +123,14 @@ class _GraphGrade:
                 return graded
             first = first or graded
         assert first is not None
+        overrides = sorted({*values.via_ref, *(n for n, _ in values.qualified),
+                            *(n for n, _, _ in wrappers._value_overrides(ref, staged))})
+        if overrides and self.options.engine == "auto":
+            # the output's own run cannot carry these; TLC's wrappers can (an `ok` is
+            # confirmed through them, a failure is theirs to decide)
+            return self.fallback(f"the reference's cfg gives {', '.join(overrides)} by "
+                                 f"definition, which the output's graph run does not carry "
+                                 f"(graphs said {first.verdict})")
         return first
 
     def explore(self, spec: SpecSource, cfg: ModelConfig, tlc_args: tuple[str, ...], *,
