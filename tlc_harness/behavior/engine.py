@@ -113,18 +113,16 @@ class _GraphGrade:
             return self.result("not_covered", f"the reference's graph cannot be explored "
                                f"({ref_graph.verdict}: {ref_graph.detail[:200]})")
         self.facts["reference_states"] = len(ref_graph.graph)
+        overrides = sorted({*values.via_ref, *(n for n, _ in values.qualified),
+                            *(n for n, _, _ in wrappers._value_overrides(ref, staged))})
         maps = self.constant_maps(staged, values)
-        if maps is None:
-            return self.no_constants(staged)
-        first: BehaviorResult | None = None
-        for const_map in maps[:MAX_CONSTANT_MAPS]:
+        first: BehaviorResult | None = None if maps else self.no_constants(staged)
+        for const_map in maps or []:
             graded = self.under(staged, values, const_map, ref_graph.graph)
             if isinstance(graded, _Fallback) or graded.passed:
                 return graded
             first = first or graded
         assert first is not None
-        overrides = sorted({*values.via_ref, *(n for n, _ in values.qualified),
-                            *(n for n, _, _ in wrappers._value_overrides(ref, staged))})
         if overrides and self.options.engine == "auto":
             # the output's own run cannot carry these; TLC's wrappers can (an `ok` is
             # confirmed through them, a failure is theirs to decide)
