@@ -31,6 +31,7 @@ from .values import FALSE, TRUE, Fn, Value, kind_of, to_tla, translate
 MAX_NODES = 20_000        # partial assignments tried
 MAX_FULL = 60             # full assignments checked on the graphs
 MAX_TABLE = 400           # entries of a lookup table for a derived part
+MAX_SKIPPED = 2           # parts with candidates that may still be derived instead
 
 
 @dataclass(frozen=True)
@@ -239,14 +240,15 @@ def _assign(search: _Search, feats: list[Feature], reverse_budget: int
     unmatched = [p for p in leaves if not choices[id(p)]]
     matched.sort(key=lambda p: len(choices[id(p)]))
     assigned: list[tuple[Part, Choice]] = []
+    skipped: list[Part] = []
 
     def deeper(depth: int, r_keys: list[int], g_keys: list[int]) -> Inferred | None:
         search.nodes += 1
         if search.out_of_budget():
             return None
         if depth == len(matched):
-            return _complete(search, roots, assigned, unmatched, feats, r_keys, g_keys,
-                             reverse_budget)
+            return _complete(search, roots, assigned, unmatched + skipped, feats, r_keys,
+                             g_keys, reverse_budget)
         part = matched[depth]
         r_ids = [search.ids.of(v) for v in part.column]
         r_next = [search.ids.of((a, b)) for a, b in zip(r_keys, r_ids, strict=True)]
@@ -260,6 +262,11 @@ def _assign(search: _Search, feats: list[Feature], reverse_budget: int
             assigned.pop()
             if found is not None:
                 return found
+        if len(skipped) < MAX_SKIPPED:  # no feature fits in the end: perhaps G derives it
+            skipped.append(part)
+            found = deeper(depth + 1, r_keys, g_keys)
+            skipped.pop()
+            return found
         return None
 
     result = deeper(0, [0] * len(ref.states), [0] * len(out.states))
