@@ -121,7 +121,8 @@ class _GraphGrade:
             graded = self.under(staged, values, const_map, ref_graph.graph)
             if isinstance(graded, _Fallback) or graded.passed:
                 return graded
-            first = first or graded
+            if first is None or first.verdict == "no_mapping":  # a map that got further wins
+                first = graded
         assert first is not None
         if overrides and self.options.engine == "auto":
             # the output's own run cannot carry these; TLC's wrappers can (an `ok` is
@@ -199,6 +200,9 @@ class _GraphGrade:
                 return self.fallback(f"the output's graph has {found.detail}{bounded}")
             if found.verdict in {v.value for v in LIMIT_VERDICTS}:
                 return self.result("undecided", f"exploring the output: {found.detail}")
+            if found.verdict == "assumption_failed":  # these values do not fit its constants
+                return self.result("no_mapping", "the output's ASSUME rejects the reference's "
+                                   f"values for its constants ({_given_text(const_map)})")
             why = ("the output has no initial state" if found.verdict == "vacuous" else
                    f"the output's own run fails under the reference's constants "
                    f"({found.verdict}: {found.detail[:200]})")
@@ -222,7 +226,8 @@ class _GraphGrade:
                          labels=False, model_values=tuple(inferred.model_values))
         mapping = cand.to_json()
         self.facts["hidden"] = list(inferred.hidden)
-        self.facts["mapping_tla"] = _substitutions(cand)
+        ref_constants = frozenset(staged.ref_shape.constants)
+        self.facts["mapping_tla"] = _substitutions(cand, ref_constants)
         src, wcfg = wrappers._forward(self.ref, staged, cand, values)
         check = self.harness.check(src, wcfg, tlc_args=self.ref.tlc_args,
                                    timeout=self.options.timeout, compat=True)
@@ -233,7 +238,7 @@ class _GraphGrade:
                 return replace(failed, mapping=mapping, tlc_runs=self.runs,
                                seconds=time.monotonic() - self.started)
         elif check.verdict is Verdict.OK and not check.vacuous:
-            return self.result("ok", f"refines both ways under {_describe(cand)}",
+            return self.result("ok", f"refines both ways under {_describe(cand, ref_constants)}",
                                mapping=mapping)
         if check.verdict in LIMIT_VERDICTS:
             return self.result("undecided", f"confirming run: {wrappers._label(check)}",
@@ -241,7 +246,7 @@ class _GraphGrade:
         if check.verdict in _WRAPPER_TROUBLE:
             return self.fallback(f"TLC could not run the inferred mapping "
                                  f"({wrappers._label(check)}: {check.detail[:200]})")
-        return self.result("forward_fail", f"under {_describe(cand)}, TLC's forward run finds "
+        return self.result("forward_fail", f"under {_describe(cand, ref_constants)}, TLC's forward run finds "
                            f"{wrappers._label(check)} (the reference's specification with its "
                            "fairness, a temporal property or an invariant)", mapping=mapping,
                            trace=check.trace, details={"trace_of": "output"})
@@ -280,18 +285,28 @@ def _literal_definitions(ref: Reference, constants: set[str]) -> dict[str, str]:
     return found
 
 
-def _describe(cand: Candidate) -> str:
+def _given_text(const_map: Mapping[str, str]) -> str:
+    return ", ".join(f"{g} = {r}" for g, r in const_map.items()) or "none"
+
+
+def _describe(cand: Candidate, ref_constants: frozenset[str] = frozenset()) -> str:
+    """The mapping in a line: `r <- e` per reference variable and constant; an output constant
+    that a reference definition or count gives its value reads `N = Cardinality(Procs)`."""
     parts = [f"{r} <- {e}" for r, e in cand.variables.items() if r != e]
-    parts += [f"{r} <- {g}" for g, r in cand.constants.items() if r != g]
+    parts += [f"{r} <- {g}" if r in ref_constants else f"{g} = {r}"
+              for g, r in cand.constants.items() if r != g]
     text = ", ".join(parts) or "identity"
     return text if len(text) <= 300 else text[:297] + "..."
 
 
-def _substitutions(cand: Candidate) -> str:
+def _substitutions(cand: Candidate, ref_constants: frozenset[str]) -> str:
     """The mapping as TLA+: the definitions it needs and the INSTANCE substitutions."""
     subs = [f"{r} <- {e}" for r, e in cand.variables.items()]
-    subs += [f"{r} <- {g}" for g, r in cand.constants.items()]
-    return "\n".join([*cand.definitions, "INSTANCE Reference WITH " + ",\n    ".join(subs)])
+    subs += [f"{r} <- {g}" for g, r in cand.constants.items() if r in ref_constants]
+    given = [f"\\* the output's constant {g} is given {r}" for g, r in cand.constants.items()
+             if r not in ref_constants]
+    return "\n".join([*cand.definitions, *given,
+                      "INSTANCE Reference WITH " + ",\n    ".join(subs)])
 
 
 def _trace_of(inferred: Inferred) -> str:
