@@ -65,6 +65,11 @@ def _inner_fields(column: Sequence[Value]) -> frozenset[Value] | None:
     return _common_domain(inner) if inner else None
 
 
+def _column_at(column: Sequence[Value], key: Value) -> list[Value]:
+    """`v[key]` for every (function) value of the column."""
+    return [v[key] for v in column if isinstance(v, Fn)]
+
+
 def _pointwise(column: Sequence[Value], key: Value) -> list[Value]:
     return [Fn((i, x[key]) for i, x in v.items)  # type: ignore[union-attr, index]
             for v in column]
@@ -122,9 +127,8 @@ class Part:
         if domain is not None and 1 < len(domain) <= MAX_KEYS:
             keys = tuple(sorted(domain, key=sort_key))
             ways.append(Part(self.path, self.column, "fields", keys,
-                             [Part(apply_text(self.path, k), [v[k] for v in self.column],
-                                   level=self.level + 1)  # type: ignore[index]
-                              for k in keys], self.level))
+                             [Part(apply_text(self.path, k), _column_at(self.column, k),
+                                   level=self.level + 1) for k in keys], self.level))
         fields = _inner_fields(self.column)
         if fields is not None and 1 < len(fields) <= MAX_KEYS:
             keys = tuple(sorted(fields, key=sort_key))
@@ -145,7 +149,7 @@ class Part:
                 out.append(MISMATCH)
                 continue
             out.append(Fn((i, Fn((k, c[i]) for k, c in zip(self.keys, row, strict=True)))
-                          for i in domain))  # type: ignore[index]
+                          for i in domain))
         return out
 
     def rebuild_text(self, texts: list[str]) -> str:

@@ -194,8 +194,8 @@ def _derive(search: _Search, part: Part, assigned: list[tuple[Part, Choice]],
             small: dict[tuple[Value, ...], Value] = {}
             ok = True
             for j, value in enumerate(values):
-                key = tuple(assigned[i][0].column[j] for i in combo)
-                if small.setdefault(key, value) != value:
+                row = tuple(assigned[i][0].column[j] for i in combo)
+                if small.setdefault(row, value) != value:
                     ok = False
                     break
             if ok and len(small) <= MAX_TABLE:

@@ -24,8 +24,8 @@ from ..results import LIMIT_VERDICTS, CheckResult, TraceState, Verdict
 from ..runner import Harness
 from ..spec import SpecSource
 from ..tla_stdlib import TLA_KEYWORDS, standard_names
+from .options import DEFAULT_LIMIT
 from .search import (
-    DEFAULT_LIMIT,
     Candidate,
     SpecShape,
     candidate_mappings,
