@@ -18,7 +18,9 @@ A behavior grade longer than `--cap` seconds is recorded as `undecided (script c
 verdict is kept in `uncapped`); a grade that raises is recorded as verdict `error`. Rows are
 appended to `<out>/real_outputs.partial.jsonl` as they are graded; at the end
 `<out>/real_outputs.json` and `<out>/real_outputs.md` are written. `--resume` skips the
-(spec, model, engine) rows already in either file. Nothing is written into the corpus.
+(spec, model, engine) rows already in either file; `--resume --redo` grades the chosen engines'
+rows again and keeps the other engines' rows (for an engine whose code changed). Each run is
+recorded with its command, date, git commit and wall time. Nothing is written into the corpus.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -50,6 +53,7 @@ DECIDED = ("ok", "forward_fail", "reverse_fail")
 FAILING = ("forward_fail", "reverse_fail")
 BEHAVIOR_COLUMNS = (*DECIDED, "no_mapping", "undecided", "not_covered", "error")
 REASON_CHARS = 300
+SHOWN_CHARS = 1500  # of a mapping in the Markdown report (the JSON has all of it)
 ORDER = ("wrappers", "graphs", "auto")   # engines in the report
 
 
@@ -224,18 +228,27 @@ def _describe(mapping: dict[str, Any]) -> str:
     return "; ".join(parts).replace("|", "\\|").replace("\n", " ")
 
 
+def _shown(text: str) -> str:
+    """A mapping cut for the report, saying where the rest is."""
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return (f"{text[:SHOWN_CHARS]} … [{len(text) - SHOWN_CHARS} more characters: "
+            "see real_outputs.json]")
+
+
 def _cell(text: str | None) -> str:
     return (text or "").replace("|", "\\|").replace("\n", " ")
 
 
 def render(rows: list[dict[str, Any]], coverage: dict[str, dict[str, Any]], engines: list[str],
-           header: dict[str, str]) -> str:
+           runs: list[dict[str, str]]) -> str:
     by_engine = {e: [r for r in rows if r["engine"] == e] for e in engines}
     lines = ["# Behavior grade on the real TLA+-Bench outputs", "",
-             f"Command: `{header['command']}`", "",
-             f"Date: {header['date']}. TLC jar {header['jar']}; TLC limit {header['timeout']} s "
-             f"per run; script cap {header['cap']} s per grade. Wall time of the last run: "
-             f"{header['wall']}.", "",
+             "Runs that produced these rows (a `--resume` run adds to the earlier rows):", "",
+             *(f"- `{run['command']}`: {run['date']}, commit {run.get('commit', '?')}, "
+               f"{run['wall']}; TLC jar {run['jar']}, "
+               f"TLC limit {run['timeout']} s per run, script cap {run['cap']} s per grade"
+               for run in runs), "",
              "References: each manifest entry's local model (the first whose module is the "
              "reference module and that passes locally, else the first); a reference *runs* "
              "when its `original` variant verifies. *Decided*: `ok`, `forward_fail`, "
@@ -278,9 +291,10 @@ def render(rows: list[dict[str, Any]], coverage: dict[str, dict[str, Any]], engi
         lines.append("- none")
     for r in oks:
         lines.append(f"- {r['spec_id']} {r['model']} ({r['engine']}, {r['reference_task']}): "
-                     f"{_describe(r['mapping'])}")
+                     f"{_shown(_describe(r['mapping']))}")
         if r.get("mapping_tla"):
-            lines += ["  ```tla", *("  " + x for x in r["mapping_tla"].splitlines()), "  ```"]
+            lines += ["  ```tla", *("  " + x for x in _shown(r["mapping_tla"]).splitlines()),
+                      "  ```"]
     identity = [r for r in rows if r["behavior"] == "ok" and _is_identity(r["mapping"])]
     lines += ["", "`ok` under the identity: " + (", ".join(
         f"{r['spec_id']} {r['model']} ({r['engine']})" for r in identity) or "none")]
@@ -297,8 +311,8 @@ def render(rows: list[dict[str, Any]], coverage: dict[str, dict[str, Any]], engi
         cells = []
         for group in (ran, fail):
             secs = [float(r["seconds"]) for r in group]
-            runs = [float(r["tlc_runs"]) for r in group if r["tlc_runs"] is not None]
-            cells += [str(len(group)), _median(secs), _max(secs), _median(runs), _max(runs)]
+            tlc = [float(r["tlc_runs"]) for r in group if r["tlc_runs"] is not None]
+            cells += [str(len(group)), _median(secs), _max(secs), _median(tlc), _max(tlc)]
         lines.append(f"| {e} | " + " | ".join(cells) + " |")
     lines += ["", "## Agreement of wrappers and graphs", ""]
     lines += _agreement(rows)
@@ -337,13 +351,17 @@ def _agreement(rows: list[dict[str, Any]]) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------- running
-def _read_rows(out_dir: Path) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+def _read_rows(out_dir: Path) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]],
+                                        list[dict[str, str]]]:
+    """Rows, coverage checks and runs recorded so far (the final JSON, then the partial log)."""
     rows: list[dict[str, Any]] = []
     coverage: dict[str, dict[str, Any]] = {}
+    runs: list[dict[str, str]] = []
     final = out_dir / "real_outputs.json"
     if final.is_file():
         data = json.loads(final.read_text(encoding="utf-8"))
         rows, coverage = list(data["rows"]), dict(data.get("coverage", {}))
+        runs = list(data.get("runs", []))
     partial = out_dir / "real_outputs.partial.jsonl"
     if partial.is_file():
         for line in partial.read_text(encoding="utf-8").splitlines():
@@ -356,7 +374,17 @@ def _read_rows(out_dir: Path) -> tuple[list[dict[str, Any]], dict[str, dict[str,
     seen: dict[tuple[str, str, str], dict[str, Any]] = {}
     for r in rows:
         seen[(r["spec_id"], r["model"], r["engine"])] = r  # the later row wins
-    return list(seen.values()), coverage
+    return list(seen.values()), coverage, runs
+
+
+def _commit() -> str:
+    """The checkout's commit, `+dirty` when tracked files differ from it."""
+    def git(*argv: str) -> str:
+        done = subprocess.run(["git", *argv], cwd=HERE, capture_output=True, text=True,
+                              check=False)
+        return done.stdout.strip() if done.returncode == 0 else ""
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
 def main() -> None:
@@ -375,6 +403,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1, choices=(1, 2),
                     help="outputs graded at once (1; 2 shares one harness of 2 JVM workers)")
     ap.add_argument("--resume", action="store_true", help="skip rows already recorded")
+    ap.add_argument("--redo", action="store_true",
+                    help="with --resume: grade the --engines rows again, keep the others")
     ap.add_argument("--out", type=Path, default=HERE / "results")
     args = ap.parse_args()
     if args.corpus is None or not (args.corpus / "tla-bench-outputs").is_dir():
@@ -387,14 +417,25 @@ def main() -> None:
         ap.error(f"--only: no output for spec id {', '.join(unknown)}")
     if args.only:
         outputs = [o for o in outputs if o.spec_id in args.only]
+    if args.redo and not args.resume:
+        ap.error("--redo needs --resume")
     args.out.mkdir(parents=True, exist_ok=True)
     partial = args.out / "real_outputs.partial.jsonl"
-    rows, coverage = _read_rows(args.out) if args.resume else ([], {})
+    rows, coverage, runs = _read_rows(args.out) if args.resume else ([], {}, [])
+    if args.redo:
+        again = {(*o.key, e) for e in engines for o in outputs}
+        dropped = [r for r in rows if (r["spec_id"], r["model"], r["engine"]) in again]
+        rows = [r for r in rows if (r["spec_id"], r["model"], r["engine"]) not in again]
+        for r in dropped:  # their references' coverage checks are made again too
+            coverage.get(r["engine"], {}).pop(str(r["reference_task"]), None)
+        if not args.only:  # a run all of whose rows are graded again is no longer a source
+            runs = [r for r in runs if not set(r.get("engines", "").split(",")) <= set(engines)]
     if not args.resume:
         partial.unlink(missing_ok=True)
     done = {(r["spec_id"], r["model"], r["engine"]) for r in rows}
     work = [(e, o) for e in engines for o in outputs if (*o.key, e) not in done]
     tasks = load_examples(args.corpus / "tlaplus-examples", passing_only=False)
+    commit = _commit()  # the code this run imports
     started = time.monotonic()
     write = threading.Lock()
     with Harness(tlc_timeout=args.timeout, pool_size=args.jobs) as harness, \
@@ -432,14 +473,16 @@ def main() -> None:
         rows = [r for r in rows if (r["spec_id"], r["model"], r["engine"]) in wanted]
     order = {o.key: i for i, o in enumerate(read_outputs(args.corpus))}
     rows.sort(key=lambda r: (ORDER.index(r["engine"]), order[(r["spec_id"], r["model"])]))
-    header = {"command": "python scripts/real_outputs.py " + " ".join(sys.argv[1:]),
-              "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "jar": jar,
-              "timeout": f"{args.timeout:g}", "cap": f"{args.cap:g}",
-              "wall": f"{wall / 60:.1f} min for {len(work)} grades with --jobs {args.jobs}"}
+    if work:
+        runs.append({"command": "python scripts/real_outputs.py " + " ".join(sys.argv[1:]),
+                     "engines": ",".join(engines), "commit": commit,
+                     "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "jar": jar,
+                     "timeout": f"{args.timeout:g}", "cap": f"{args.cap:g}",
+                     "wall": f"{wall / 60:.1f} min for {len(work)} grades with --jobs {args.jobs}"})
     all_engines = [e for e in ORDER if any(r["engine"] == e for r in rows)]
     (args.out / "real_outputs.json").write_text(json.dumps(
-        {"header": header, "coverage": coverage, "rows": rows}, indent=1) + "\n", encoding="utf-8")
-    (args.out / "real_outputs.md").write_text(render(rows, coverage, all_engines, header),
+        {"runs": runs, "coverage": coverage, "rows": rows}, indent=1) + "\n", encoding="utf-8")
+    (args.out / "real_outputs.md").write_text(render(rows, coverage, all_engines, runs),
                                               encoding="utf-8")
     partial.unlink(missing_ok=True)
     print(f"{len(rows)} rows; wrote {args.out / 'real_outputs.md'} in {wall:.0f} s",

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tlc_harness.cfg import parse_cfg
 from tlc_harness.behavior.search import SpecShape, candidate_mappings, infer_types, ranked_pairs
 from tlc_harness.behavior.wrappers import Reference, _definition_body, behavior_grade
+from tlc_harness.cfg import parse_cfg
 from tlc_harness.rename import rename_module_names, rename_modules
 from tlc_harness.runner import Harness
 
