@@ -36,7 +36,12 @@ OPTIONS = BehaviorOptions(engine="graphs")
 ALWAYS = ("record", "history")  # layouts every reference has
 #: (task, layout) -> why the grader is wrong there (strict: a fixed grader turns them red)
 WRONG_REJECTIONS: dict[tuple[str, str], str] = {}
-WRONG_ACCEPTANCES: dict[tuple[str, str], str] = {}
+WRONG_ACCEPTANCES: dict[tuple[str, str], str] = {
+    ("vending_machine", "record"): (
+        "the mutant Init cash = 1 (cash is no longer a function of stock) is accepted in the "
+        "record layout under cash <- AliasD1[st.stock], a lookup table that ignores the "
+        "output's own (wrong) cash; the same mutant in its own layout is rejected"),
+}
 
 _variants: dict[str, dict[str, RepresentationVariant]] = {}
 _mutants: dict[str, tuple[list[ControlResult], int]] = {}
@@ -46,7 +51,8 @@ def _cases(known: dict[tuple[str, str], str]) -> Iterator[Any]:
     for task_id in sorted(TASKS):
         for kind in ALL_KINDS:
             why = known.get((task_id, kind))
-            marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
+            marks = [pytest.mark.xdist_group(task_id)]  # `--dist loadgroup`: made once
+            marks += [pytest.mark.xfail(strict=True, reason=why)] if why else []
             yield pytest.param(task_id, kind, marks=marks, id=f"{task_id}-{kind}")
 
 

@@ -273,8 +273,12 @@ def _derived(graph: StateGraph, mv_names: dict[Value, Value]) -> _Layout | str:
     others = tuple(v for i, v in enumerate(names) if i != d)
     subs = tuple((v, f"AliasTable[<<{', '.join(others)}>>]" if i == d else v)
                  for i, v in enumerate(names))
-    return _Layout(others, subs, lambda s: tuple(x for i, x in enumerate(s) if i != d),
-                   (f"AliasTable == {to_tla(translate(Fn(table.items()), mv_names))}",))
+    pairs = [(to_tla(translate(k, mv_names)), to_tla(translate(v, mv_names)))
+             for k, v in table.items()]
+    text = ("AliasTable == [AliasK \\in {\n    " + ",\n    ".join(k for k, _ in pairs)
+            + "} |-> CASE\n    " + "\n    [] ".join(f"AliasK = {k} -> {v}" for k, v in pairs)
+            + "]")  # an entry a line: tree-sitter parses very long lines slowly
+    return _Layout(others, subs, lambda s: tuple(x for i, x in enumerate(s) if i != d), (text,))
 
 
 def _atoms_as(kind: str, graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]
