@@ -14,7 +14,7 @@ from typing import Any
 
 from tlc_harness.behavior.engine import BehaviorOptions, grade_behavior
 from tlc_harness.behavior.wrappers import Reference
-from tlc_harness.mutants import behaves_differently, mutants
+from tlc_harness.mutants import Mutant, behaves_differently, mutants
 from tlc_harness.rename import random_rename_map, rename_modules, renameable_names
 from tlc_harness.runner import Harness
 
@@ -91,21 +91,31 @@ def operator_renamed_control(harness: Harness, task: Task, chosen: list[str],
                   options)
 
 
+def seeded_mutants(harness: Harness, task: Task, *, seed: int = 0, tries: int = 6
+                   ) -> tuple[list[Mutant], int | None]:
+    """The mutants of the task's main module (seeded per task), and the original's
+    distinct-state count that a kept mutant must differ from (None: no mutant can be kept)."""
+    original = check_original(harness, task)
+    if original.distinct_states is None:
+        return [], None
+    rng = random.Random(f"{seed}:{task.id}")
+    return mutants(task.modules[task.main_file], rng, tries, cfg=task.cfg), \
+        original.distinct_states
+
+
 def mutant_controls(harness: Harness, task: Task, *, seed: int = 0, tries: int = 6,
                     keep: int = 3, options: BehaviorOptions | None = None
                     ) -> tuple[list[ControlResult], int]:
     """Graded mutants of the main module that behave differently; and how many were made."""
-    original = check_original(harness, task)
-    if original.distinct_states is None:
+    made, states = seeded_mutants(harness, task, seed=seed, tries=tries)
+    if states is None:
         return [], 0
-    rng = random.Random(f"{seed}:{task.id}")
-    made = mutants(task.modules[task.main_file], rng, tries, cfg=task.cfg)
     results: list[ControlResult] = []
     for mutant in made:
         if len(results) >= keep:
             break
-        if not behaves_differently(harness, task.modules, task.cfg, mutant,
-                                   original.distinct_states, tlc_args=task.tlc_args):
+        if not behaves_differently(harness, task.modules, task.cfg, mutant, states,
+                                   tlc_args=task.tlc_args):
             continue
         files = {**task.modules, task.main_file: mutant.text}
         graded = _grade(harness, task, "mutant", False, files, task.main_module,

@@ -139,3 +139,27 @@ def load_tasks(source: str | Path, *, layout: str = "auto", style: str = DEFAULT
     if layout == "folders":
         return load_task_dir(root)
     raise TaskError(f"unknown layout {layout!r} (auto, folders, examples, tlabench)")
+
+
+def select_models(tasks: list[Task], *, only: Iterable[str] = (),
+                  max_seconds: float | None = None, min_seconds: float | None = None
+                  ) -> tuple[list[Task], list[str]]:
+    """The corpus models to measure, by id and by their manifest TLC time, and a note line per
+    group left out. Raises TaskError for an id that is not among `tasks` (a typo fails before
+    any JVM starts)."""
+    only = set(only)
+    unknown = sorted(only - {t.id for t in tasks})
+    if unknown:
+        raise TaskError(f"no passing corpus model {', '.join(unknown)}")
+    chosen = [t for t in tasks if t.id in only] if only else list(tasks)
+    notes: list[str] = []
+    if max_seconds is not None:
+        slow = [t.id for t in chosen if float(t.extra.get("seconds", 0)) > max_seconds]
+        chosen = [t for t in chosen if t.id not in slow]
+        notes.append(f"- corpus: {len(slow)} model(s) over {max_seconds:g} s left out: "
+                     + ", ".join(slow))
+    if min_seconds is not None:
+        fast = [t.id for t in chosen if float(t.extra.get("seconds", 0)) <= min_seconds]
+        chosen = [t for t in chosen if t.id not in fast]
+        notes.append(f"- corpus: {len(fast)} model(s) of {min_seconds:g} s or less left out")
+    return chosen, notes

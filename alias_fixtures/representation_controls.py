@@ -9,7 +9,6 @@ budget first, so an unbounded mutant costs one bounded run).
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 
 from tlc_harness.behavior.engine import grade_behavior
@@ -20,13 +19,12 @@ from tlc_harness.behavior.representations import (
     RepresentationVariant,
     representation_variants,
 )
-from tlc_harness.mutants import behaves_differently, mutants
+from tlc_harness.mutants import behaves_differently
 from tlc_harness.runner import Harness
 from tlc_harness.spec import SpecSource
 
-from .controls import ControlResult, reference
+from .controls import ControlResult, reference, seeded_mutants
 from .tasks import Task
-from .variants import check_original
 
 MAX_STATES = 2000  # reachable states a reference (or mutant) may have to be laid out
 
@@ -68,11 +66,9 @@ def representation_mutant_controls(harness: Harness, task: Task, *, seed: int = 
                                    ) -> tuple[list[ControlResult], int]:
     """The layouts of up to `keep` mutants that behave differently (and have a verified
     variant), graded (must be rejected); and how many mutants were made."""
-    original = check_original(harness, task)
-    if original.distinct_states is None:
+    made, states = seeded_mutants(harness, task, seed=seed, tries=tries)
+    if states is None:
         return [], 0
-    rng = random.Random(f"{seed}:{task.id}")
-    made = mutants(task.modules[task.main_file], rng, tries, cfg=task.cfg)
     results: list[ControlResult] = []
     kept = 0
     for mutant in made:
@@ -82,7 +78,7 @@ def representation_mutant_controls(harness: Harness, task: Task, *, seed: int = 
         small = explore(harness, SpecSource(task.main_module, files), task.cfg,
                         tlc_args=task.tlc_args, budget=MAX_STATES + 1)
         if small.graph is None or not behaves_differently(
-                harness, task.modules, task.cfg, mutant, original.distinct_states,
+                harness, task.modules, task.cfg, mutant, states,
                 tlc_args=task.tlc_args):
             continue
         verified = [v for v in task_variants(harness, task, files, kinds=kinds,

@@ -49,9 +49,9 @@ from typing import Any
 
 import alias_fixtures.controls as controls
 from alias_fixtures.controls import ControlResult, mutant_controls, renamed_control, self_control
-from alias_fixtures.corpus_loaders import load_examples
+from alias_fixtures.corpus_loaders import load_examples, select_models
 from alias_fixtures.grading import ReferenceCoverage, grade_output, reference_of
-from alias_fixtures.tasks import Task, builtin_tasks
+from alias_fixtures.tasks import Task, TaskError, builtin_tasks
 from alias_fixtures.variants import Variant, make_variant
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.graphs import explore
@@ -362,17 +362,12 @@ def report(rows: list[Row], engines: list[str], args: argparse.Namespace, warm: 
 def _select_corpus(ap: argparse.ArgumentParser, args: argparse.Namespace,
                    notes: list[str]) -> list[Task]:
     """The corpus models to measure (checked before any JVM starts: a typo fails at once)."""
-    corpus = load_examples(args.corpus)
-    unknown = sorted(set(args.only) - {t.id for t in corpus})
-    if unknown:
-        ap.error(f"--only: no passing corpus model {', '.join(unknown)}")
-    if args.only:
-        corpus = [t for t in corpus if t.id in args.only]
-    if args.max_seconds is not None:
-        slow = [t.id for t in corpus if float(t.extra.get("seconds", 0)) > args.max_seconds]
-        corpus = [t for t in corpus if t.id not in slow]
-        notes.append(f"- corpus: {len(slow)} model(s) over {args.max_seconds:g} s left out: "
-                     + ", ".join(slow))
+    try:
+        corpus, left_out = select_models(load_examples(args.corpus), only=args.only,
+                                         max_seconds=args.max_seconds)
+    except TaskError as exc:
+        ap.error(f"--only: {exc}")
+    notes += left_out
     return corpus
 
 

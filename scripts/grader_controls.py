@@ -28,8 +28,8 @@ from alias_fixtures.controls import (
     renamed_control,
     self_control,
 )
-from alias_fixtures.corpus_loaders import load_examples
-from alias_fixtures.tasks import Task, builtin_tasks
+from alias_fixtures.corpus_loaders import load_examples, select_models
+from alias_fixtures.tasks import Task, TaskError, builtin_tasks
 from tlc_harness.behavior.options import ENGINES, BehaviorOptions
 from tlc_harness.runner import Harness
 
@@ -99,22 +99,13 @@ def run_suite(harness: Harness, name: str, tasks: list[Task], args: argparse.Nam
 def _select_corpus(ap: argparse.ArgumentParser, args: argparse.Namespace,
                    log: list[str]) -> list[Task]:
     """The corpus models to measure (checked before any JVM starts: a typo fails at once)."""
-    corpus = load_examples(args.corpus)
-    unknown = sorted(set(args.only) - {t.id for t in corpus})
-    if unknown:
-        ap.error(f"--only: no passing corpus model {', '.join(unknown)}")
-    if args.only:
-        corpus = [t for t in corpus if t.id in args.only]
-    if args.max_seconds is not None:
-        slow = [t.id for t in corpus if float(t.extra.get("seconds", 0)) > args.max_seconds]
-        corpus = [t for t in corpus if t.id not in slow]
-        log.append(f"- corpus: {len(slow)} model(s) over {args.max_seconds:g} s left out: "
-                   + ", ".join(slow))
-    if args.min_seconds is not None:
-        fast = [t.id for t in corpus if float(t.extra.get("seconds", 0)) <= args.min_seconds]
-        corpus = [t for t in corpus if t.id not in fast]
-        log.append(f"- corpus: {len(fast)} model(s) of {args.min_seconds:g} s or less "
-                   "left out")
+    try:
+        corpus, left_out = select_models(load_examples(args.corpus), only=args.only,
+                                         max_seconds=args.max_seconds,
+                                         min_seconds=args.min_seconds)
+    except TaskError as exc:
+        ap.error(f"--only: {exc}")
+    log += left_out
     return corpus
 
 
