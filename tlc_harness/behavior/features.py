@@ -31,6 +31,8 @@ class Feature:
     column: Sequence[Value]
     uses: frozenset[str]
     depth: int = 0
+    #: the function applications it is made of, outermost first: (function text, key, keys)
+    within: tuple[tuple[str, Value, int], ...] = ()
 
     def values(self) -> frozenset[Value]:
         return frozenset(self.column)
@@ -86,7 +88,7 @@ def output_features(graph: StateGraph) -> list[Feature]:
 
 
 def _components(expr: str, column: Sequence[Value], uses: frozenset[str],
-                depth: int) -> list[Feature]:
+                depth: int, within: tuple[tuple[str, Value, int], ...] = ()) -> list[Feature]:
     if depth > MAX_DEPTH:
         return []
     found: list[Feature] = []
@@ -95,14 +97,46 @@ def _components(expr: str, column: Sequence[Value], uses: frozenset[str],
         for key in sorted(domain, key=sort_key):
             sub = [v[key] for v in column]  # type: ignore[index]
             text = apply_text(expr, key)
-            found.append(Feature(text, sub, uses, depth))
-            found.extend(_components(text, sub, uses, depth + 1))
+            inner = (*within, (expr, key, len(domain)))
+            found.append(Feature(text, sub, uses, depth, inner))
+            found.extend(_components(text, sub, uses, depth + 1, inner))
     fields = _inner_fields(column)
     if fields is not None and len(fields) <= MAX_KEYS:
         for key in sorted(fields, key=sort_key):
             text = f"[AliasI \\in DOMAIN {expr} |-> {apply_text(f'{expr}[AliasI]', key)}]"
-            found.append(Feature(text, _pointwise(column, key), uses, depth))
+            found.append(Feature(text, _pointwise(column, key), uses, depth, within))
     return found
+
+
+def hides_identities(used: Sequence[Feature]) -> str | None:
+    """A function of G indexed by identities (numbers, model values: processes, nodes) that the
+    features read only in part, as text (None: there is none).
+
+    Hiding a whole variable of G is allowed; hiding some of its processes is not: an output
+    with one more process than the reference, the extra one out of sight, would pass."""
+    whole = {f.expr for f in used}
+    read: dict[str, set[Value]] = {}
+    size: dict[str, int] = {}
+    for feat in used:
+        for outer, key, keys in feat.within:
+            if is_field_name(key):
+                continue
+            read.setdefault(outer, set()).add(key)
+            size[outer] = keys
+    for outer, keys in read.items():
+        covered = outer in whole or any(o in whole for o, _, _ in _chain(used, outer))
+        if len(keys) < size[outer] and not covered:
+            return outer
+    return None
+
+
+def _chain(used: Sequence[Feature], outer: str) -> tuple[tuple[str, Value, int], ...]:
+    """The applications that `outer` itself is made of."""
+    for feat in used:
+        for i, (o, _, _) in enumerate(feat.within):
+            if o == outer:
+                return feat.within[:i]
+    return ()
 
 
 @dataclass

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from . import checks
-from .features import Feature, Part, output_features, signature
+from .features import Feature, Part, hides_identities, output_features, signature
 from .graphs import StateGraph
 from .translation import Hints, Table, TextBuilder, atom_hints, exact_tables, loose_table
 from .values import FALSE, TRUE, Fn, Value, kind_of, to_tla, translate
@@ -279,6 +279,8 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
     """Derive the unmatched parts, then check the whole mapping on the graphs."""
     chosen = {id(p): c for p, c in assigned}
     used = {v for _, c in assigned if c.feature for v in c.feature.uses}
+    if hides_identities([c.feature for _, c in assigned if c.feature]):
+        return None
     for part in unmatched:
         shape = signature(part.column)
         rivals = [f for f in feats if f.depth == 0 and not (f.uses & used)
