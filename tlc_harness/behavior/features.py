@@ -118,11 +118,11 @@ def hides_identities(used: Sequence[Feature]) -> str | None:
     read: dict[str, set[Value]] = {}
     size: dict[str, int] = {}
     for feat in used:
-        for outer, key, keys in feat.within:
+        for outer, key, count in feat.within:
             if is_field_name(key):
                 continue
             read.setdefault(outer, set()).add(key)
-            size[outer] = keys
+            size[outer] = count
     for outer, keys in read.items():
         covered = outer in whole or any(o in whole for o, _, _ in _chain(used, outer))
         if len(keys) < size[outer] and not covered:
