@@ -12,7 +12,6 @@ from tlc_harness.behavior.options import DEFAULT_BUDGET, DEFAULT_LIMIT, ENGINES,
 from tlc_harness.behavior.search import Candidate
 from tlc_harness.behavior.wrappers import wrappers
 from tlc_harness.cfg import CfgError, format_cfg
-from tlc_harness.spec import read_text
 
 from .common import ToolchainError, add_tool_options, fail, harness_from, print_json
 from .task_args import add_task_source, resolve_task
@@ -49,10 +48,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=run)
 
 
+def read_reply(path: Path) -> str:
+    """A model's reply from a file: any size is graded (an oversized reply is `too_large`), but
+    no more than enough to tell is read."""
+    from alias_fixtures.extract import MAX_REPLY_CHARS
+
+    with path.open("rb") as handle:  # OSError (missing, unreadable) is the user's mistake
+        data = handle.read(4 * MAX_REPLY_CHARS + 8)  # UTF-8: at most 4 bytes a character
+    return data.decode("utf-8", "replace")
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         task = resolve_task(args.task, args)
-        reply = read_text(Path(args.output))
+        reply = read_reply(Path(args.output))
         with harness_from(args, tlc_timeout=args.timeout) as harness:
             variant, check = build_variant(harness, task, args.condition, seed=args.seed,
                                            maps_dir=args.maps)

@@ -1,4 +1,4 @@
-"""The grader's positive and negative controls (DESIGN.md §8).
+"""The grader's positive and negative controls.
 
 Positives must be accepted by the behavior grade: each reference against itself, each verified
 renamed reference against the original, and copies whose operators (only) are renamed.
@@ -12,7 +12,8 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from tlc_harness.behavior.engine import BehaviorOptions, grade_behavior
+from tlc_harness.behavior.engine import grade_behavior
+from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.wrappers import Reference
 from tlc_harness.mutants import Mutant, behaves_differently, mutants
 from tlc_harness.rename import random_rename_map, rename_modules, renameable_names

@@ -1,6 +1,6 @@
 """Task descriptions: hidden required names, identifier kinds and renamed descriptions.
 
-DESIGN.md §3 and §4. Readings chosen here (each is a deliberate decision):
+Readings chosen here (each is a deliberate decision):
 
 - A *word* of a text is a maximal run of identifier characters ``[A-Za-z0-9_]``, except that a
   leading ``WF_`` or ``SF_`` is split off, as TLA+ reads ``WF_vars(Next)`` as ``WF_`` + ``vars``.

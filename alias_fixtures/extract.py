@@ -1,9 +1,11 @@
-"""Extract one TLA+ module from a language model's raw reply (DESIGN.md section 5).
+"""Extract one TLA+ module from a language model's raw reply.
 
 `extract_module(reply)` finds every `---- MODULE Name ----` ... `====` module in the reply, in
 fenced code blocks (```` ``` ````/`~~~`, any info string) or in plain prose, and returns one of them
 as ASCII text with verdict `"ok"`; `"no_module"` when the reply has text but no module header (a
-verdict of its own, distinct from a parse failure); `"empty"` for an empty reply.
+verdict of its own, distinct from a parse failure); `"empty"` for an empty reply; `"too_large"`
+for a reply longer than `MAX_REPLY_CHARS` (no specification that long is an answer; nothing in it
+is run, and the reply is the model's failure, graded and recorded like any other).
 
 Decisions, each recorded in `Extraction.notes` when it applies:
 
@@ -72,11 +74,14 @@ _FENCE = re.compile(r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$"
 _DEFINES = "(?m)^[ \t]*{name}[ \t]*(?:\\([^)\n]*\\))?[ \t]*=="
 
 
+MAX_REPLY_CHARS = 1_000_000  # the longest reply extracted (a spec is a few thousand characters)
+
+
 @dataclass(frozen=True)
 class Extraction:
     """The module taken from a reply; `text` is ASCII, from its header line to its footer."""
 
-    verdict: str  # "ok" | "no_module" | "empty"
+    verdict: str  # "ok" | "no_module" | "empty" | "too_large"
     module_name: str | None
     text: str | None
     notes: tuple[str, ...] = ()
@@ -295,6 +300,10 @@ def _choose(found: list[_Found], prefer: str | None) -> tuple[_Found, str | None
 def extract_module(reply: str, *, prefer: str | None = None) -> Extraction:
     """The one TLA+ module of a model's reply, as ASCII text (see the module docstring)."""
     notes: list[str] = []
+    if len(reply) > MAX_REPLY_CHARS:
+        return Extraction("too_large", None, None,
+                          (f"the reply has {len(reply):,} characters, more than the "
+                           f"{MAX_REPLY_CHARS:,} a reply may have",))
     if reply.startswith("\ufeff"):
         reply = reply.lstrip("\ufeff")
         notes.append("dropped byte-order mark")

@@ -1,6 +1,6 @@
 """Grade one model output for one variant: parse, name and behavior grades.
 
-- parse: extraction from the reply (`no_module`, `empty`), reference imports
+- parse: extraction from the reply (`no_module`, `empty`, `too_large`), reference imports
   (`forbidden_import`), then SANY with semantic errors counted (`parse_error`), else `ok`.
 - name: TLC on the output alone, under its own module name, with the variant's cfg (renamed
   names in the renamed conditions) — as TLA+-Bench grades. Verdicts are the harness's.
@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tlc_harness.behavior.engine import BehaviorOptions, grade_behavior
+from tlc_harness.behavior.engine import grade_behavior
+from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.wrappers import BehaviorResult, Reference
 from tlc_harness.identifiers import analyze_module
 from tlc_harness.results import Verdict
@@ -118,8 +119,9 @@ def grade_output(harness: Harness, variant: Variant, reply: str, *,
     extraction = extract_module(reply)
     notes = tuple(extraction.notes)
     if extraction.verdict != "ok" or extraction.text is None or extraction.module_name is None:
-        why = "the reply is empty" if extraction.verdict == "empty" else \
-            "no `---- MODULE Name ----` header in the reply"
+        why = {"empty": "the reply is empty",
+               "too_large": extraction.notes[0] if extraction.notes else "the reply is too large",
+               }.get(extraction.verdict, "no `---- MODULE Name ----` header in the reply")
         bad = _skipped(extraction.verdict, why)
         return CaseGrades(bad, bad, bad, None, notes)
     name, text = extraction.module_name, extraction.text

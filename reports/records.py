@@ -14,7 +14,7 @@ provenance and are skipped here; every other line must be a case record (``"kind
 
 The frame has one row per case and the columns in :data:`COLUMNS`. A case whose ``infra_error``
 is not null is an infrastructure failure: ``infra`` is true and every ``*_pass`` is false, so it
-stays in the denominator of every pass rate and is never a pass (DESIGN.md, invariants).
+stays in the denominator of every pass rate and is never a pass.
 A grade absent from a record (or null) did not pass and has no verdict.
 """
 
@@ -203,7 +203,7 @@ def condition_order(conditions: Iterable[str]) -> list[str]:
 def covered_tasks(frame: pd.DataFrame) -> list[str]:
     """Tasks the behavior grade covers: some record says covered and none says not covered.
 
-    Coverage is a property of a task's references (DESIGN.md §7), so it is decided over every
+    Coverage is a property of a task's references, so it is decided over every
     model and condition in the frame; a task not covered under any condition is left out of
     all behavior statistics, which keeps the conditions compared on the same tasks.
     """

@@ -1,4 +1,4 @@
-"""The report folder of one or more results files (DESIGN.md §9–§10).
+"""The report folder of one or more results files.
 
 :func:`write_report` writes into ``out_dir``:
 

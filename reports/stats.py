@@ -1,4 +1,4 @@
-"""Statistics over case records (DESIGN.md §9).
+"""Statistics over case records.
 
 Units: per-task pass rates are fractions (0–1); tables, differences and intervals are percent
 and percentage points. Every interval comes from resampling **tasks** (the samples of one task

@@ -64,7 +64,11 @@ def test_run_sees_only_its_files(harness: Harness, tmp_path: Path) -> None:
     from tlc_harness.spec import SpecSource
 
     spec = SpecSource("Peek", {"Peek.tla": "---- MODULE Peek ----\nEXTENDS Secret\n====\n"})
-    assert not harness.parse(spec).ok
+    result = harness.parse(spec)
+    assert not result.ok
+    assert result.infra_error is None, result.infra_error  # SANY ran and could not find Secret
+    assert result.exit_code not in (None, 0)
+    assert result.errors, "the parse failure names no error"
 
 
 CHILD = textwrap.dedent("""

@@ -1,4 +1,4 @@
-"""Mutants of a TLA+ module: the grader's negative controls (DESIGN.md section 8).
+"""Mutants of a TLA+ module: the grader's negative controls.
 
 A mutation changes one place of the module text:
 
@@ -374,7 +374,7 @@ def mutants(module_text: str, rng: random.Random, limit: int, *,
 def behaves_differently(harness: Harness, task_spec_files: Mapping[str, str], cfg: ModelConfig,
                         mutant: Mutant, original_states: int, *, tlc_args: Sequence[str] = (),
                         timeout: float | None = None) -> bool:
-    """Keep a mutant only if TLC reports a different number of reachable states (DESIGN.md 8).
+    """Keep a mutant only if TLC reports a different number of reachable states.
 
     The mutant replaces its module among the task's files and runs with the task's cfg. A run
     stopped by a violated invariant or property or by a deadlock has not counted every reachable

@@ -7,7 +7,7 @@ forbids shadowing and every new name is fresh, this is an alpha-renaming: the re
 the same behaviours. Never touched: keywords, standard-module names and their operators, record
 field names, strings, numbers and comments (other than PlusCal code).
 
-Decisions (deliberate, see DESIGN.md §2):
+Decisions (deliberate):
 - PlusCal `pc` values are label strings. Labels and procedure names renamed in the algorithm are
   renamed in every task string literal equal to them too (`pc[self] = "Loop"`, `procedure |->
   "P"`), so the renamed module is still the translation of the renamed algorithm. This is the only
