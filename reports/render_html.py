@@ -15,6 +15,7 @@ from reports.records import GRADES, condition_order
 from reports.render_data import Report, Section
 from reports.render_probes import PROBE_KEYS
 from reports.render_svg import condition_colors, decrease_plot, legend, pass_rate_plots
+from reports.stand_ins import stand_in_note
 
 TRACE_STATES = 40
 """States shown of one counterexample; longer traces say how many were left out."""
@@ -39,6 +40,8 @@ details.task>summary{cursor:pointer}details.task[open]>summary{margin-bottom:6px
 table.trace td,table.trace th{font:11.5px ui-monospace,Menlo,Consolas,monospace}
 .badge{display:inline-block;padding:0 6px;margin-left:6px;border-radius:8px;
 background:#eef;font-size:12px}
+.banner{background:#fff1c9;border:1px solid #e0b000;border-radius:4px;padding:8px 12px;
+font-weight:600}
 """
 
 
@@ -85,8 +88,11 @@ def page(report: Report) -> str:
     links = [("provenance", "Provenance"), ("table1", "Table 1"), ("plots", "Plots"),
              ("differences", "Decrease"), ("table2", "Table 2"), ("splits", "Splits"),
              ("probes", "Probes"), ("tasks", "Tasks")]
+    note = stand_in_note(summary["models"])
     body = [
-        "<h1>ALIAS report</h1>", f'<p class="muted">{_e(intro)}</p>',
+        "<h1>ALIAS report</h1>",
+        f'<p class="banner" role="alert">{_e(note)}</p>' if note else "",
+        f'<p class="muted">{_e(intro)}</p>',
         "<nav>" + "".join(f'<a href="#{k}">{_e(t)}</a>' for k, t in links) + "</nav>",
         section_html(report.section("provenance")),
         "\n".join(f'<p class="muted">{_e(i.path)}: {i.cases} case(s), {len(i.headers)} run '

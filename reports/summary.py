@@ -6,6 +6,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from .stand_ins import stand_in_note
+
 GRADES = ("parse", "name", "behavior")
 
 
@@ -13,6 +15,9 @@ def summary_lines(records: list[dict[str, Any]]) -> list[str]:
     """Pass rates per condition and grade over all recorded cases (mean over samples)."""
     cases = list({r["id"]: r for r in records if r.get("kind") == "case"}.values())
     lines = [f"cases in the results file: {len(cases)}"]
+    note = stand_in_note(str(r.get("model", "")) for r in cases)
+    if note:
+        lines.append(note)
     infra = [r for r in cases if r.get("infra_error")]
     if infra:
         lines.append(f"infrastructure errors: {len(infra)} (counted as not passed)")
