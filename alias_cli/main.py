@@ -7,7 +7,17 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from . import check_cmd, grade_cmd, probe_cmd, rename_cmd, report_cmd, split_cmd, tasks_cmd
+from . import (
+    check_cmd,
+    experiment_cmd,
+    finetune_cmd,
+    grade_cmd,
+    probe_cmd,
+    rename_cmd,
+    report_cmd,
+    split_cmd,
+    tasks_cmd,
+)
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
@@ -25,6 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     report_cmd.register(sub)
     probe_cmd.register(sub)
     split_cmd.register(sub)
+    finetune_cmd.register(sub)
+    experiment_cmd.register(sub)
     return parser
 
 

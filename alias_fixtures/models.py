@@ -98,6 +98,7 @@ _FACTORIES: dict[str, str] = {
     "scripted": "alias_fixtures.scripted:ScriptedModel.from_spec",
     "anthropic": "alias_fixtures.providers:AnthropicModel.from_spec",
     "openai": "alias_fixtures.providers:OpenAIModel.from_spec",
+    "hf": "alias_fixtures.hf_model:HFModel.from_spec",
 }
 
 

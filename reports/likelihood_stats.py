@@ -4,12 +4,8 @@ Values are mean token log-probabilities in nats per token; differences are in na
 ``original − renamed``, so a positive difference means the model finds the original text more
 likely. ``measure`` is ``mean_logprob`` (all reference tokens) or ``mean_outside`` (reference
 tokens outside renamed identifiers). Intervals resample **tasks** with a seeded generator
-(:func:`reports.stats.bootstrap_means`), as for pass rates. The exposure estimates follow
-``reports.exposure`` (DESIGN.md §9), per task t:
-
-- exposure effect  = original(seen) − original(unseen)
-- DiD              = [original − renamed](seen) − [original − renamed](unseen)
-- unseen cost      = original(unseen) − renamed(unseen)
+(:func:`reports.stats.bootstrap_means`), as for pass rates. The exposure effect, DiD and
+unseen cost come from :func:`reports.exposure.seen_unseen`, the implementation pass rates use.
 """
 
 from __future__ import annotations
@@ -23,6 +19,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from reports.exposure import check_halves, seen_unseen
+from reports.exposure import exposure_estimates as exposure_estimates  # re-exported
 from reports.records import StatsError, condition_order
 from reports.stats import BOOTSTRAP_SEED, LEVEL, N_BOOT, Estimate, bootstrap_means, percentile_interval
 
@@ -213,21 +211,6 @@ def _select_model(rows: Sequence[Row], model: str | None) -> str:
 
 # -- exposure -------------------------------------------------------------------------------
 
-def exposure_estimates(original_seen: npt.ArrayLike, renamed_seen: npt.ArrayLike,
-                       original_unseen: npt.ArrayLike, renamed_unseen: npt.ArrayLike, *,
-                       n_boot: int = N_BOOT, seed: int = BOOTSTRAP_SEED, level: float = LEVEL
-                       ) -> tuple[Estimate, Estimate, Estimate]:
-    """(exposure effect, DiD, unseen cost) from per-task values; one shared set of resamples."""
-    o_s, r_s, o_u, r_u = (np.asarray(v, dtype=np.float64)
-                          for v in (original_seen, renamed_seen, original_unseen, renamed_unseen))
-    values = np.column_stack([o_s - o_u, (o_s - r_s) - (o_u - r_u), o_u - r_u])
-    means = bootstrap_means(values, n_boot=n_boot, seed=seed)
-    e, d, u = (Estimate(float(values[:, j].mean()),
-                        *percentile_interval(means[:, j], values[:, j], level), level)
-               for j in range(3))
-    return e, d, u
-
-
 def exposure_effects(rows: Sequence[Row], model_a: str, model_b: str,
                      split: tuple[Sequence[str], Sequence[str]], *, measure: str = "mean_logprob",
                      original: str = "original", renamed: str = "random", n_boot: int = N_BOOT,
@@ -237,45 +220,24 @@ def exposure_effects(rows: Sequence[Row], model_a: str, model_b: str,
 
     A task enters when both models scored it under both conditions. Raises
     :class:`StatsError` when the halves overlap, a model has no rows or fewer than two tasks
-    remain.
+    remain. The estimates are :func:`reports.exposure.seen_unseen`'s, as for pass rates.
     """
-    half_a, half_b = set(split[0]), set(split[1])
-    if half_a & half_b:
-        raise StatsError(f"the halves share {len(half_a & half_b)} task(s), e.g. "
-                         f"{sorted(half_a & half_b)[0]!r}")
+    check_halves(split)
     if model_a == model_b:
         raise StatsError(f"the two halves need two different models, got {model_a!r} twice")
     for name in (model_a, model_b):
         _select_model(rows, name)
     values = {(m, c): task_values(rows, m, c, measure)
               for m in (model_a, model_b) for c in (original, renamed)}
-    scored = set.intersection(*(set(v) for v in values.values()))
-    tasks = sorted(t for t in half_a | half_b if t in scored)
-    notes = []
-    if len(tasks) < len(half_a | half_b):
-        notes.append(f"{len(half_a | half_b) - len(tasks)} task(s) of the split lack values under "
-                     f"both conditions for both models and are left out")
-    outside = scored - half_a - half_b
-    if outside:
-        notes.append(f"{len(outside)} scored task(s) belong to neither half and are left out")
-    if len(tasks) < 2:
-        raise StatsError(f"exposure statistics need at least two tasks scored by both models "
-                         f"under {original!r} and {renamed!r}, got {len(tasks)}")
-    seen = [model_a if t in half_a else model_b for t in tasks]
-    unseen = [model_b if t in half_a else model_a for t in tasks]
-    o_s = np.array([values[(m, original)][t] for m, t in zip(seen, tasks, strict=True)])
-    r_s = np.array([values[(m, renamed)][t] for m, t in zip(seen, tasks, strict=True)])
-    o_u = np.array([values[(m, original)][t] for m, t in zip(unseen, tasks, strict=True)])
-    r_u = np.array([values[(m, renamed)][t] for m, t in zip(unseen, tasks, strict=True)])
-    exposure, did, unseen_cost = exposure_estimates(o_s, r_s, o_u, r_u, n_boot=n_boot,
-                                                    seed=seed, level=level)
+    x = seen_unseen(values, model_a, model_b, split, original=original, renamed=renamed,
+                    n_boot=n_boot, seed=seed, level=level)
     return LikelihoodExposure(
         measure=measure, model_a=model_a, model_b=model_b, original=original, renamed=renamed,
-        n_tasks=len(tasks), n_tasks_a=sum(t in half_a for t in tasks),
-        n_tasks_b=sum(t in half_b for t in tasks), original_seen=float(o_s.mean()),
-        original_unseen=float(o_u.mean()), renamed_seen=float(r_s.mean()),
-        renamed_unseen=float(r_u.mean()), exposure=exposure, did=did, unseen_cost=unseen_cost,
-        n_boot=n_boot, seed=seed, split_seed=split_seed, notes=tuple(notes))
+        n_tasks=len(x.tasks), n_tasks_a=x.n_tasks_a, n_tasks_b=x.n_tasks_b,
+        original_seen=x.original_seen, original_unseen=x.original_unseen,
+        renamed_seen=x.renamed_seen, renamed_unseen=x.renamed_unseen, exposure=x.exposure,
+        did=x.did, unseen_cost=x.unseen_cost, n_boot=n_boot, seed=seed, split_seed=split_seed,
+        notes=x.notes)
 
 
 # -- Markdown -------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ disagreeing, the upper bound, and the exposure experiment (Table 2)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -244,46 +244,155 @@ def exposure_pairs(inputs: Sequence[InputFile], given: Sequence[ExposurePair]
     return tuple(pairs), tuple(notes)
 
 
+LIKELIHOOD_MEASURES = {"mean_logprob": "likelihood, all reference tokens",
+                       "mean_outside": "likelihood, outside renamed names"}
+ALL_TASKS = "all"
+NOT_TRUNCATED = "no truncated output"
+
+
+def truncated_tasks(cases: Iterable[Mapping[str, Any]], models: Iterable[str]
+                    ) -> tuple[set[str], int]:
+    """Tasks where some output of ``models`` hit the token limit, and how many of their case
+    records say whether theirs did (a ``generation`` with ``truncated``)."""
+    wanted = set(models)
+    tasks: set[str] = set()
+    known = 0
+    for case in cases:
+        generation = case.get("generation")
+        if case.get("model") not in wanted or not isinstance(generation, Mapping) or \
+                "truncated" not in generation:
+            continue
+        known += 1
+        if generation["truncated"]:
+            tasks.add(str(case["task"]))
+    return tasks, known
+
+
 def exposure_section(frame: pd.DataFrame, pairs: Sequence[ExposurePair],
-                     pair_notes: Sequence[str], settings: Settings) -> Section:
-    """Table 2: exposure effect, DiD and unseen renaming cost per pair, grade and condition."""
+                     pair_notes: Sequence[str], settings: Settings,
+                     cases: Sequence[Mapping[str, Any]] = (),
+                     likelihood: Sequence[Mapping[str, Any]] = ()) -> Section:
+    """Table 2: exposure effect, DiD and unseen renaming cost per pair (an arm), measure and
+    condition: the three grades (points) and the likelihood probe (nats per token), over all
+    tasks and, as a control, over the tasks where no output of the pair was truncated."""
     if not pairs:
         return Section("table2", TABLE2_TITLE, notes=(EXPOSURE_HELP, *pair_notes))
-    rows, records, notes = [], [], list(pair_notes)
+    rows: list[tuple[str, ...]] = []
+    records: list[dict[str, Any]] = []
+    notes = list(pair_notes)
     for pair in pairs:
-        parts = {m: frame[frame["model"] == m] for m in (pair.model_a, pair.model_b)}
+        models = (pair.model_a, pair.model_b)
+        parts = {m: frame[frame["model"] == m] for m in models}
+        mine = [r for r in likelihood if r.get("model") in models]
         absent = [m for m, part in parts.items() if part.empty]
         if absent:
             notes.append(f"{pair.name}: no records for {', '.join(absent)}")
-            continue
-        both = pd.concat(list(parts.values()))
-        split, how = pair_split(pair, both["task"], settings.split_seed)
+            if not mine:
+                continue
+        present = [] if absent else list(pd.concat(list(parts.values()))["task"])
+        split, how = pair_split(pair, present or [str(r["task"]) for r in mine],
+                                settings.split_seed)
         notes.append(f"{pair.name}: {how}")
-        for grade in GRADES:
-            for cond in renamed_conditions(both):
-                try:
-                    e = exposure_stats(parts[pair.model_a], parts[pair.model_b], split, grade,
-                                       original=ORIGINAL, renamed=cond,
-                                       n_boot=settings.n_boot, seed=settings.seed,
-                                       level=settings.level, split_seed=settings.split_seed)
-                except StatsError as exc:
-                    notes.append(f"{pair.name}, {grade}, {ORIGINAL} − {cond}: {exc}")
-                    continue
-                notes.extend(f"{pair.name}, {grade}: {n}" for n in e.notes)
-                rows.append((pair.name, grade_label(grade), f"{ORIGINAL} − {cond}",
-                             f"{e.n_tasks_a} + {e.n_tasks_b}",
-                             *(f"{num(x.mean)} ({interval(x.low, x.high)})"
-                               for x in (e.exposure, e.did, e.unseen_cost))))
-                records.append({"pair": pair.name, **e.to_dict()})
+        subsets: list[tuple[str, set[str]]] = [(ALL_TASKS, set())]
+        if not absent:
+            cut, known = truncated_tasks(cases, models)
+            if not known:
+                notes.append(f"{pair.name}: the case records do not say whether outputs were "
+                             f"truncated, so there is no truncation control")
+            elif not cut:
+                notes.append(f"{pair.name}: no output hit the token limit; the control over "
+                             f"tasks without truncated output equals the rows over all tasks")
+            else:
+                notes.append(f"{pair.name}: {len(cut)} task(s) with a truncated output are "
+                             f"left out of the '{NOT_TRUNCATED}' rows: "
+                             f"{', '.join(sorted(cut)[:10])}{' …' if len(cut) > 10 else ''}")
+                subsets.append((NOT_TRUNCATED, cut))
+        for subset, dropped in subsets:
+            kept = tuple(tuple(t for t in half if t not in dropped) for half in split)
+            halves = (kept[0], kept[1])
+            if not absent:
+                grade_rows(pair, parts, halves, subset, settings, rows, records, notes)
+            if mine:
+                likelihood_rows(pair, mine, halves, subset, settings, rows, records, notes)
     return Section(
         "table2", TABLE2_TITLE,
-        ("models (A / B)", "grade", "comparison", "tasks A + B", "exposure effect (95% CI)",
-         "DiD (95% CI)", "unseen renaming cost (95% CI)"),
+        ("models (A / B)", "measure", "tasks", "comparison", "tasks A + B",
+         "exposure effect (95% CI)", "DiD (95% CI)", "unseen renaming cost (95% CI)"),
         tuple(rows), tuple(flat_record(r) for r in records), tuple(dict.fromkeys(notes)),
         ("exposure effect = original(seen) − original(unseen); DiD = [original − renamed]"
          "(seen) − [original − renamed](unseen); unseen cost = original(unseen) − "
-         "renamed(unseen); points, averaged over tasks.", _bootstrap_footer(settings)),
-        labels=3)
+         "renamed(unseen); averaged over tasks. Grades in points of pass rate, likelihood in "
+         "nats per reference token. Tasks: `all`, or `no truncated output` (the control "
+         "leaving out every task where an output of the pair hit the token limit).",
+         _bootstrap_footer(settings)),
+        labels=4)
+
+
+def _cells(pair: ExposurePair, measure: str, subset: str, cond: str, n_a: int, n_b: int,
+           estimates: Sequence[Any], digits: int) -> tuple[str, ...]:
+    return (pair.name, measure, subset, f"{ORIGINAL} − {cond}", f"{n_a} + {n_b}",
+            *(f"{num(x.mean, digits)} ({num(x.low, digits)} to {num(x.high, digits)})"
+              for x in estimates))
+
+
+def grade_rows(pair: ExposurePair, parts: Mapping[str, pd.DataFrame],
+               split: tuple[tuple[str, ...], tuple[str, ...]], subset: str,
+               settings: Settings, rows: list[tuple[str, ...]],
+               records: list[dict[str, Any]], notes: list[str]) -> None:
+    """Table 2's rows of the three grades for one pair and task subset."""
+    both = pd.concat(list(parts.values()))
+    for grade in GRADES:
+        for cond in renamed_conditions(both):
+            label = f"{pair.name}, {grade}, {ORIGINAL} − {cond}" + (
+                "" if subset == ALL_TASKS else f" ({subset})")
+            try:
+                e = exposure_stats(parts[pair.model_a], parts[pair.model_b], split, grade,
+                                   original=ORIGINAL, renamed=cond, n_boot=settings.n_boot,
+                                   seed=settings.seed, level=settings.level,
+                                   split_seed=settings.split_seed)
+            except StatsError as exc:
+                notes.append(f"{label}: {exc}")
+                continue
+            if subset == ALL_TASKS:
+                notes.extend(f"{pair.name}, {grade}: {n}" for n in e.notes)
+            rows.append(_cells(pair, grade_label(grade), subset, cond, e.n_tasks_a,
+                               e.n_tasks_b, (e.exposure, e.did, e.unseen_cost), 1))
+            records.append({"pair": pair.name, "measure": grade, "tasks_subset": subset,
+                            "unit": "points", **e.to_dict()})
+
+
+def likelihood_rows(pair: ExposurePair, rows_in: Sequence[Mapping[str, Any]],
+                    split: tuple[tuple[str, ...], tuple[str, ...]], subset: str,
+                    settings: Settings, rows: list[tuple[str, ...]],
+                    records: list[dict[str, Any]], notes: list[str]) -> None:
+    """Table 2's likelihood rows (both token sets) for one pair and task subset."""
+    from reports.likelihood_stats import exposure_effects
+
+    models = {str(r["model"]) for r in rows_in}
+    if models != {pair.model_a, pair.model_b}:
+        notes.append(f"{pair.name}: likelihood rows for only "
+                     f"{', '.join(sorted(models))}: no likelihood rows in Table 2")
+        return
+    renamed = [c for c in condition_order(str(r["condition"]) for r in rows_in) if c != ORIGINAL]
+    for measure, label_text in LIKELIHOOD_MEASURES.items():
+        for cond in renamed:
+            label = f"{pair.name}, {measure}, {ORIGINAL} − {cond}" + (
+                "" if subset == ALL_TASKS else f" ({subset})")
+            try:
+                x = exposure_effects(rows_in, pair.model_a, pair.model_b, split,
+                                     measure=measure, original=ORIGINAL, renamed=cond,
+                                     n_boot=settings.n_boot, seed=settings.seed,
+                                     level=settings.level, split_seed=settings.split_seed)
+            except StatsError as exc:
+                notes.append(f"{label}: {exc}")
+                continue
+            if subset == ALL_TASKS:
+                notes.extend(f"{pair.name}, {measure}: {n}" for n in x.notes)
+            rows.append(_cells(pair, label_text, subset, cond, x.n_tasks_a, x.n_tasks_b,
+                               (x.exposure, x.did, x.unseen_cost), 3))
+            records.append({"pair": pair.name, **x.to_dict(),
+                            "measure": f"likelihood:{measure}", "tasks_subset": subset,
+                            "unit": "nats per token"})
 
 
 def pair_split(pair: ExposurePair, present: Iterable[Any], seed: int
