@@ -9,6 +9,7 @@ from pathlib import Path
 from reports.exposure import EXPOSURE_SEED
 from reports.records import StatsError
 from reports.render import ExposurePair, write_report
+from reports.results_file import INSPECT_SUFFIXES
 from reports.stats import BOOTSTRAP_SEED, N_BOOT
 
 from .common import fail
@@ -23,7 +24,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "comparison. Probe files (--probe) add the memorization probes' tables (probes.md). "
         "Exit status: 0 written, 2 unreadable input or usage error.")
     p.add_argument("results", nargs="+", type=Path, metavar="RESULTS.jsonl",
-                   help="results files written by benchmark runs")
+                   help="results files written by benchmark runs, or inspect logs (.eval, "
+                   ".json) of `inspect eval alias_bench/tla_cir`")
     p.add_argument("--probe", action="append", default=[], type=Path, metavar="FILE",
                    help="a probe file (JSONL rows of kind likelihood, continuation, similarity "
                    "or proposed_names, as `alias-bench probe ... --out` and "
@@ -69,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
     out: Path = args.out or (results[0].parent / "report" if len(results) == 1
                              else Path("alias-report"))
     try:
+        results = [_results_file(path, out) for path in results]
         index = write_report(results, out, seed=args.seed, n_boot=args.n_boot,
                              split_seed=args.split_seed, exposure=args.exposure,
                              probes=args.probe)
@@ -81,6 +84,15 @@ def run(args: argparse.Namespace) -> int:
     print(f"tables: {out}/table1.md, differences.md, table2.md, splits.md, probes.md (and "
           f".csv); statistics: {out / 'stats.json'}")
     return 0
+
+
+def _results_file(path: Path, out: Path) -> Path:
+    """``path``, or for an inspect log (by suffix) its records as a results file in ``out``."""
+    if path.suffix.lower() not in INSPECT_SUFFIXES:
+        return path
+    from reports.inspect_log import write_records
+
+    return write_records(path, out / "inspect_records" / f"{path.stem}.jsonl")
 
 
 __all__ = ["exposure_pair", "register", "run"]

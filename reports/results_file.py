@@ -12,6 +12,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+INSPECT_SUFFIXES = (".eval", ".json")
+"""Suffixes of inspect logs (`reports.inspect_log` reads them as records)."""
+
 
 def _repair_tail(path: Path) -> None:
     """Drop a last line that has no newline (an interrupted write)."""
