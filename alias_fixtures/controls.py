@@ -92,23 +92,36 @@ def operator_renamed_control(harness: Harness, task: Task, chosen: list[str],
                   options)
 
 
+#: a mutant's TLC run may take this many times the original's (and at least MUTANT_MIN_SECONDS);
+#: a mutant that runs longer has blown up the state space and is not kept (its count is unknown)
+MUTANT_TIME_FACTOR = 10
+MUTANT_MIN_SECONDS = 20.0
+
+
+def _seeded(harness: Harness, task: Task, seed: int, tries: int
+            ) -> tuple[list[Mutant], int | None, float]:
+    original = check_original(harness, task)
+    if original.distinct_states is None:
+        return [], None, 0.0
+    rng = random.Random(f"{seed}:{task.id}")
+    limit = max(MUTANT_MIN_SECONDS, MUTANT_TIME_FACTOR * original.seconds)
+    return mutants(task.modules[task.main_file], rng, tries, cfg=task.cfg), \
+        original.distinct_states, limit
+
+
 def seeded_mutants(harness: Harness, task: Task, *, seed: int = 0, tries: int = 6
                    ) -> tuple[list[Mutant], int | None]:
     """The mutants of the task's main module (seeded per task), and the original's
     distinct-state count that a kept mutant must differ from (None: no mutant can be kept)."""
-    original = check_original(harness, task)
-    if original.distinct_states is None:
-        return [], None
-    rng = random.Random(f"{seed}:{task.id}")
-    return mutants(task.modules[task.main_file], rng, tries, cfg=task.cfg), \
-        original.distinct_states
+    made, states, _ = _seeded(harness, task, seed, tries)
+    return made, states
 
 
 def mutant_controls(harness: Harness, task: Task, *, seed: int = 0, tries: int = 6,
                     keep: int = 3, options: BehaviorOptions | None = None
                     ) -> tuple[list[ControlResult], int]:
     """Graded mutants of the main module that behave differently; and how many were made."""
-    made, states = seeded_mutants(harness, task, seed=seed, tries=tries)
+    made, states, limit = _seeded(harness, task, seed, tries)
     if states is None:
         return [], 0
     results: list[ControlResult] = []
@@ -116,7 +129,7 @@ def mutant_controls(harness: Harness, task: Task, *, seed: int = 0, tries: int =
         if len(results) >= keep:
             break
         if not behaves_differently(harness, task.modules, task.cfg, mutant, states,
-                                   tlc_args=task.tlc_args):
+                                   tlc_args=task.tlc_args, timeout=limit):
             continue
         files = {**task.modules, task.main_file: mutant.text}
         graded = _grade(harness, task, "mutant", False, files, task.main_module,

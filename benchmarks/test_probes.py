@@ -108,16 +108,3 @@ def test_identifier_tokens_differ_between_conditions(tiny_model: Path, tasks: li
     assert structural_names(tasks[0], "0")
     assert original["mean_logprob"] != renamed["mean_logprob"]
     assert original["n_outside"] > 0 and renamed["n_outside"] > 0
-
-
-def test_probe_likelihood_command(tiny_model: Path, tmp_path: Path,
-                                  capsys: pytest.CaptureFixture[str]) -> None:
-    from alias_cli.main import main
-
-    out = tmp_path / "rows.jsonl"
-    code = main(["probe", "likelihood", "--model-dir", str(tiny_model), "--task", "hour_clock",
-                 "--task", "alternating_bit", "--max-tokens", "1000", "--out", str(out)])
-    printed = capsys.readouterr().out
-    assert code == 0, printed
-    assert "hour_clock" in printed and "original − random" in printed
-    assert len(out.read_text(encoding="utf-8").splitlines()) == 4
