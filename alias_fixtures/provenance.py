@@ -37,6 +37,7 @@ def run_header(session: AliasSession) -> dict[str, Any]:
         "git_commit": commit, "git_dirty": dirty,
         "python": platform.python_version(), "platform": platform.platform(),
         **session.harness.toolchain.describe(),
+        "module_library": session.harness.module_library.describe(),
         "model": settings.model, "provider": model.provider, "model_id": model.model_id,
         "prompt_template_sha256": template_hash(),
         "seeds": {"run": settings.seed},

@@ -54,6 +54,7 @@ class ParseResult:
     output: str
     infra_error: str | None = None
     backend: str = "fresh"
+    library_modules: tuple[str, ...] = ()   # modules staged from tlc_harness/library
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = _jsonable(asdict(self))
@@ -81,6 +82,7 @@ class CheckResult:
     tlc_args: tuple[str, ...] = ()
     backend: str = "fresh"
     partial: bool = False
+    library_modules: tuple[str, ...] = ()   # modules staged from tlc_harness/library
     extras: dict[str, Any] = field(default_factory=dict)
 
     @property

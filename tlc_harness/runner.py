@@ -1,8 +1,9 @@
 """The harness: parse and model-check staged specs, in reusable JVM workers or fresh JVMs.
 
-Every run gets its own temporary directory holding only the files it may see, TLC's `-metadir`
-and `java.io.tmpdir` inside it, a wall-clock limit after which the JVM's whole process is killed,
-and a capped heap. Results are frozen values; a spec's mistakes never raise.
+Every run gets its own temporary directory holding only the files it may see (the spec's own
+files, plus the `tlc_harness/library` modules it imports that neither they nor the jar have),
+TLC's `-metadir` and `java.io.tmpdir` inside it, a wall-clock limit after which the JVM's
+whole process is killed, and a capped heap. Results are frozen values; a spec's mistakes never raise.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from .cds import archive_for
 from .cfg import ModelConfig, compat_for_legacy_tlc, format_cfg, parse_cfg
 from .interpret import interpret_tlc
+from .library import ModuleLibrary, bundled_library
 from .pool import JvmPool, WorkerReply, WorkerUnavailable
 from .process import read_tail, run_process
 from .results import CheckResult, ParseResult, Verdict
@@ -48,18 +50,23 @@ class HarnessSettings:
     cds: bool = True              # class-data-sharing archive for fresh JVMs
     tlc_seed: int | None = 0      # TLC -seed: RandomElement & co. repeat from run to run
     tmp_root: str | None = None
+    module_library: bool = True   # stage tlc_harness/library modules the spec and jar lack
 
 
 class Harness:
     """Runs SANY and TLC for callers of this process; thread-safe; close() when done."""
 
     def __init__(self, toolchain: Toolchain | None = None, settings: HarnessSettings | None = None,
-                 **overrides: Any) -> None:
+                 *, library: ModuleLibrary | None = None, **overrides: Any) -> None:
         self.toolchain = toolchain or get_toolchain()
         self.settings = replace(settings or HarnessSettings(), **overrides)
         if self.settings.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, not {self.settings.backend!r}")
         _ = self.toolchain.java_version  # fail early and clearly on a Java that does not run
+        # Modules the jar ships itself are never taken from the library.
+        chosen = library if library is not None else bundled_library()
+        self.module_library = (chosen.without(self.toolchain.standard_modules)
+                               if self.settings.module_library else ModuleLibrary())
         self._pool: JvmPool | None = None
         self._pool_failed: str | None = None
         self._lock = threading.Lock()
@@ -120,13 +127,19 @@ class Harness:
         return flags
 
     # ------------------------------------------------------------------ staging
+    def library_files(self, spec: SpecSource) -> dict[str, str]:
+        """Library modules a run of `spec` gets: those it imports that neither its own files
+        nor the jar have (file name -> text)."""
+        return self.module_library.needed_by(spec.main, spec.files)
+
     @contextlib.contextmanager
-    def _run_dir(self, spec: SpecSource, cfg_text: str | None = None) -> Iterator[Path]:
+    def _run_dir(self, spec: SpecSource, cfg_text: str | None = None,
+                 library: Mapping[str, str] | None = None) -> Iterator[Path]:
         root = Path(self.settings.tmp_root or tempfile.gettempdir())
         run = Path(tempfile.mkdtemp(prefix="alias-run-", dir=root))
         try:
             (run / "tmp").mkdir()
-            for name, text in spec.files.items():
+            for name, text in {**(library or {}), **spec.files}.items():
                 (run / name).write_text(text, encoding="utf-8")
             if cfg_text is not None:
                 (run / f"{spec.main}.cfg").write_text(cfg_text, encoding="utf-8")
@@ -155,7 +168,9 @@ class Harness:
         """Parse the main module with SANY; semantic errors count as failure."""
         spec = _as_spec(spec)
         limit = timeout or self.settings.sany_timeout
-        with self._run_dir(spec) as run:
+        library = self.library_files(spec)
+        used = tuple(name[:-4] for name in library)
+        with self._run_dir(spec, library=library) as run:
             file = f"{spec.main}.tla"
             out = run / "sany.out"
             request = {"op": "sany", "dir": str(run), "file": file, "out": str(out),
@@ -165,12 +180,13 @@ class Harness:
                 text, _ = read_tail(out, PARSE_TAIL)
                 if reply.timed_out:
                     return _parse_result(spec.main, None, text, reply.seconds, "pool",
-                                         infra=f"SANY did not finish within {limit:g} s")
+                                         infra=f"SANY did not finish within {limit:g} s",
+                                         library=used)
                 answer = reply.answer or {}
                 errors = list(answer.get("errors") or [])
                 rc = answer.get("rc")
                 result = _parse_result(spec.main, rc, text, reply.seconds, "pool",
-                                       extra_errors=errors)
+                                       extra_errors=errors, library=used)
                 if answer.get("error") is None:
                     return result
             argv = [str(self.toolchain.java), *self._jvm_flags(tlc=False),
@@ -181,7 +197,7 @@ class Harness:
             infra = proc.error or (f"SANY did not finish within {limit:g} s"
                                    if proc.timed_out else None)
             return _parse_result(spec.main, proc.exit_code, proc.output, proc.seconds, "fresh",
-                                 infra=infra)
+                                 infra=infra, library=used)
 
     # ------------------------------------------------------------------ TLC
     def check(
@@ -211,7 +227,9 @@ class Harness:
             args = [*fixed.tlc_args, *[a for a in args if a not in fixed.tlc_args]]
             notes.extend(fixed.notes)
         limit = timeout or self.settings.tlc_timeout
-        with self._run_dir(spec, format_cfg(model)) as run:
+        library = self.library_files(spec)
+        used = tuple(name[:-4] for name in library)
+        with self._run_dir(spec, format_cfg(model), library) as run:
             out = run / "tlc.out"
             seed = ([] if self.settings.tlc_seed is None or "-seed" in args
                     else ["-seed", str(self.settings.tlc_seed)])
@@ -233,7 +251,7 @@ class Harness:
                 if answer.get("error"):
                     notes.append(f"JVM worker error: {answer['error']}")
                 result = self._interpret(out, answer.get("rc"), reply.seconds,
-                                         reply.timed_out, model, args, "pool", notes)
+                                         reply.timed_out, model, args, "pool", notes, used)
                 return _with_graph(result, dump, read_graph)
             with contextlib.suppress(FileNotFoundError):
                 out.unlink()
@@ -244,14 +262,15 @@ class Harness:
                                log_name="tlc.out", tail=PARSE_TAIL)
             if proc.error:
                 return CheckResult(Verdict.INFRA_ERROR, None, proc.seconds, detail=proc.error,
-                                   notes=tuple(notes), tlc_args=tuple(args), backend="fresh")
+                                   notes=tuple(notes), tlc_args=tuple(args), backend="fresh",
+                                   library_modules=used)
             result = self._interpret(out, proc.exit_code, proc.seconds, proc.timed_out, model,
-                                     args, "fresh", notes)
+                                     args, "fresh", notes, used)
             return _with_graph(result, dump, read_graph)
 
     def _interpret(self, out: Path, rc: int | None, seconds: float, timed_out: bool,
                    model: ModelConfig, args: Sequence[str], backend: str,
-                   notes: list[str]) -> CheckResult:
+                   notes: list[str], library: tuple[str, ...] = ()) -> CheckResult:
         text, _ = read_tail(out, PARSE_TAIL)
         result = interpret_tlc(
             rc, text[-KEEP_OUTPUT:], parse_tool_output(text), seconds=seconds,
@@ -259,7 +278,7 @@ class Harness:
             known_names=list(model.referenced_names()),
         )
         return replace(result, notes=tuple(notes), tlc_args=tuple(args), backend=backend,
-                       partial=timed_out)
+                       partial=timed_out, library_modules=library)
 
 
 def _with_graph(result: CheckResult, dump: Path, read_graph: Callable[[Path], Any] | None
@@ -271,7 +290,8 @@ def _with_graph(result: CheckResult, dump: Path, read_graph: Callable[[Path], An
 
 
 def _parse_result(module: str, rc: int | None, text: str, seconds: float, backend: str, *,
-                  infra: str | None = None, extra_errors: Sequence[str] = ()) -> ParseResult:
+                  infra: str | None = None, extra_errors: Sequence[str] = (),
+                  library: tuple[str, ...] = ()) -> ParseResult:
     errors, warnings = read_sany_report(text)
     for err in extra_errors:
         flat = " ".join(err.split())
@@ -284,7 +304,7 @@ def _parse_result(module: str, rc: int | None, text: str, seconds: float, backen
     ok = infra is None and rc == 0 and not errors
     return ParseResult(ok=ok, module=module, errors=tuple(errors), warnings=tuple(warnings),
                        exit_code=rc, seconds=seconds, output=text[-KEEP_OUTPUT:],
-                       infra_error=infra, backend=backend)
+                       infra_error=infra, backend=backend, library_modules=library)
 
 
 def _as_spec(spec: SpecSource | str | Path) -> SpecSource:

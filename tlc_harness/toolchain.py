@@ -53,6 +53,18 @@ class Toolchain:
                 out[key.strip()] = value.strip()
         return out
 
+    @functools.cached_property
+    def standard_modules(self) -> frozenset[str]:
+        """Names of the modules the jar itself ships (`tla2sany/StandardModules/*.tla`)."""
+        try:
+            with zipfile.ZipFile(self.jar) as zf:
+                names = zf.namelist()
+        except (OSError, zipfile.BadZipFile) as exc:
+            raise ToolchainError(f"{self.jar} is not a readable tla2tools.jar: {exc}") from exc
+        prefix = "tla2sany/StandardModules/"
+        return frozenset(n[len(prefix):-4] for n in names
+                         if n.startswith(prefix) and n.endswith(".tla") and "/" not in n[len(prefix):])
+
     @property
     def jar_build_date(self) -> str | None:
         hit = re.search(r"\d{4}-\d{2}-\d{2}", self.jar_manifest.get("Implementation-Version", ""))
