@@ -13,6 +13,7 @@ from . import (
     finetune_cmd,
     grade_cmd,
     probe_cmd,
+    regrade_cmd,
     rename_cmd,
     report_cmd,
     split_cmd,
@@ -31,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd.register(sub)
     rename_cmd.register(sub)
     grade_cmd.register(sub)
+    regrade_cmd.register(sub)
     tasks_cmd.register(sub)
     report_cmd.register(sub)
     probe_cmd.register(sub)

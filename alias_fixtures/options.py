@@ -33,6 +33,9 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("graph-budget", "50000", "most distinct states a state graph may have for the graphs "
      "engine"),
     ("timeout", "300", "TLC time limit per run, seconds"),
+    ("executor", "local", "where outputs are graded: local (this process), ray (a private "
+     "Ray on this machine, or the cluster of RAY_ADDRESS), ray:ADDRESS (an existing Ray "
+     "cluster: auto, HOST:PORT or ray://HOST:10001); needs the `ray` extra"),
     ("style", "declarative_claude", "TLA+-Bench description style"),
     ("exposure-half", "", "A or B: the half of the exposure split (seed 20260926) this model "
      "was trained on; written into the run header for the report's Table 2"),
@@ -75,6 +78,7 @@ class Settings:
     behavior_engine: str
     graph_budget: int
     timeout: float
+    executor: str
     style: str
     exposure_half: str
     resume: bool
@@ -111,7 +115,8 @@ def read_settings(config: pytest.Config) -> Settings:
             max_tokens=int(_get(config, "max-tokens")), mappings=int(_get(config, "mappings")),
             behavior_engine=_get(config, "behavior-engine"),
             graph_budget=int(_get(config, "graph-budget")),
-            timeout=float(_get(config, "timeout")), style=_get(config, "style"),
+            timeout=float(_get(config, "timeout")), executor=_get(config, "executor").strip(),
+            style=_get(config, "style"),
             exposure_half=_get(config, "exposure-half").upper(),
             resume=bool(config.getoption("alias_resume") or config.getini("alias_resume")),
             strict=bool(config.getoption("alias_strict") or config.getini("alias_strict")),
@@ -135,6 +140,12 @@ def read_settings(config: pytest.Config) -> Settings:
         raise pytest.UsageError(f"--alias-behavior-engine must be one of {', '.join(ENGINES)}")
     if settings.graph_budget < 2:
         raise pytest.UsageError("--alias-graph-budget must be at least 2")
+    from .executors import ExecutorError, require_ray
+
+    try:
+        require_ray(settings.executor)
+    except ExecutorError as exc:
+        raise pytest.UsageError(f"--alias-executor: {exc}") from exc
     if settings.primary not in ("name", "behavior"):
         raise pytest.UsageError("--alias-primary must be `name` or `behavior`")
     if settings.primary not in settings.grades:

@@ -4,11 +4,14 @@ Hooks stay thin and delegate to `AliasSession`. Variants are built and verified 
 controller (or the only process) before xdist workers start; workers reuse them from the cache.
 Each case's record rides on its test report (`user_properties`); only the controller writes
 results (see `reports.plugin`); the probe tests' rows likewise (see `reports.probe_writer`).
+Grading goes to the `--alias-executor` (`alias_fixtures.executors`); with xdist and a private
+Ray, the controller starts Ray and hands its address to the workers (`workerinput`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ from .session import AliasSession, CaseOutcome, CaseSpec
 SESSION_KEY = pytest.StashKey[AliasSession]()
 _STARTED = pytest.StashKey[bool]()
 RECORD_PROPERTY = "alias_record"
+RAY_ADDRESS_INPUT = "alias_ray_address"
 
 
 class AliasInfraError(RuntimeError):
@@ -39,7 +43,7 @@ def _wanted(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "alias_case: one ALIAS benchmark case")
     if _wanted(config):
-        config.stash[SESSION_KEY] = AliasSession.start(read_settings(config))
+        config.stash[SESSION_KEY] = _start_session(config)
     if not hasattr(config, "workerinput"):
         from reports.probe_writer import ProbeRowsPlugin
         from reports.summary import PROBES_FOLDER
@@ -49,10 +53,40 @@ def pytest_configure(config: pytest.Config) -> None:
             "alias-probe-rows")
 
 
+def _start_session(config: pytest.Config) -> AliasSession:
+    alias = AliasSession.start(read_settings(config))
+    workerinput = getattr(config, "workerinput", {})
+    alias.ray_address = workerinput.get(RAY_ADDRESS_INPUT)
+    if _private_ray(alias) and not workerinput:
+        from .executors.ray_pool import LOCAL_RAY_ENV
+
+        for name, value in LOCAL_RAY_ENV.items():  # before xdist starts its workers
+            os.environ.setdefault(name, value)
+    return alias
+
+
+def _private_ray(alias: AliasSession) -> bool:
+    """`--alias-executor ray` without an address (nor RAY_ADDRESS): a Ray started here."""
+    return alias.settings.executor == "ray" and not os.environ.get("RAY_ADDRESS")
+
+
 def _session(config: pytest.Config) -> AliasSession:
     if SESSION_KEY not in config.stash:
-        config.stash[SESSION_KEY] = AliasSession.start(read_settings(config))
+        config.stash[SESSION_KEY] = _start_session(config)
     return config.stash[SESSION_KEY]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """With xdist and a private Ray: the controller starts it once, every worker joins it."""
+    config = node.config
+    if SESSION_KEY in config.stash and _private_ray(config.stash[SESSION_KEY]):
+        alias = config.stash[SESSION_KEY]
+        if not alias.ray_address:
+            workers = getattr(config.option, "numprocesses", None)
+            alias.ray_address = alias.local_ray_address(
+                workers if isinstance(workers, int) else 1)
+        node.workerinput[RAY_ADDRESS_INPUT] = alias.ray_address
 
 
 def _begin(config: pytest.Config, case_ids: list[str]) -> None:
@@ -118,7 +152,8 @@ def _deselect_recorded(config: pytest.Config, items: list[pytest.Item]) -> None:
     from reports.results_file import recorded_ids
 
     done = recorded_ids(config.stash[SESSION_KEY].results_path)
-    keep, skip = [], []
+    keep: list[pytest.Item] = []
+    skip: list[pytest.Item] = []
     for item in items:
         spec = getattr(item, "callspec", None)
         case = spec.params.get("alias_case") if spec else None

@@ -13,8 +13,8 @@ from tlc_harness.runner import Harness
 
 from .corpus_loaders import load_tasks
 from .descriptions import hidden_names
+from .executors import GradeJob, GradingExecutor, apply_result, make_executor, parse_executor
 from .extract import extract_module
-from .grading import ReferenceCoverage, grade_output
 from .models import GenerationParams, GenerationRequest, ModelAdapter, ModelError, make_model
 from .options import Settings
 from .prompts import render_prompt
@@ -56,7 +56,9 @@ class AliasSession:
     tasks: dict[str, Task] = field(default_factory=dict)
     _harness: Harness | None = None
     _model: ModelAdapter | None = None
-    _coverage: ReferenceCoverage | None = None
+    _executor: GradingExecutor | None = None
+    ray_address: str | None = None  # an xdist worker: the Ray its controller started
+    _own_ray: bool = False          # this process started a private Ray (closed with it)
     _variants: dict[tuple[str, str], tuple[Variant | None, Verification]] = field(
         default_factory=dict)
 
@@ -82,8 +84,33 @@ class AliasSession:
     def harness(self) -> Harness:
         if self._harness is None:
             self._harness = Harness(tlc_timeout=self.settings.timeout)
-            self._coverage = ReferenceCoverage(self._harness, self.settings.behavior_options())
         return self._harness
+
+    @property
+    def executor(self) -> GradingExecutor:
+        """Where outputs are graded (`--alias-executor`); a Ray pool holds one actor per
+        pytest process, which grades one case at a time (`-n N` keeps N cases in flight)."""
+        if self._executor is None:
+            spec = self.settings.executor
+            kind, _ = parse_executor(spec)
+            if kind == "ray" and self.ray_address:
+                spec = f"ray:{self.ray_address}"
+            self._executor = make_executor(
+                spec, harness=lambda: self.harness, workers=1 if kind == "ray" else None,
+                harness_options={"tlc_timeout": self.settings.timeout},
+                expected_jar_sha256=self.harness.toolchain.jar_sha256 if kind == "ray" else None)
+        return self._executor
+
+    def local_ray_address(self, workers: int = 1) -> str:
+        """Start a private Ray in this process (the xdist controller's, for its `workers`),
+        with a CPU for each worker's actor even on a machine with fewer cores."""
+        import os
+
+        from .executors.ray_pool import start_local_ray
+
+        address, started = start_local_ray(num_cpus=max(os.cpu_count() or 1, workers))
+        self._own_ray = self._own_ray or started
+        return address
 
     @property
     def params(self) -> GenerationParams:
@@ -116,13 +143,26 @@ class AliasSession:
     def header(self) -> dict[str, Any]:
         from .provenance import run_header
 
-        return run_header(self)
+        settings = self.settings
+        # what `alias-bench regrade` needs to rebuild the variants and grade as this run did
+        return {**run_header(self), "executor": settings.executor,
+                "behavior_engine": settings.behavior_engine,
+                "graph_budget": settings.graph_budget, "maps": settings.maps,
+                "style": settings.style}
 
     def close(self) -> None:
         closer = getattr(self._model, "close", None)
         if callable(closer):
             closer()
         self._model = None
+        if self._executor is not None:
+            self._executor.close()
+            self._executor = None
+        if self._own_ray:
+            import ray
+
+            ray.shutdown()
+            self._own_ray = False
         if self._harness is not None:
             self._harness.close()
             self._harness = None
@@ -154,17 +194,16 @@ class AliasSession:
             record["generation"] = generation.to_json()
             record["output_sha256"] = hashlib.sha256(generation.text.encode()).hexdigest()
             record["output_path"] = str(self._save_output(case, generation.text))
-            grades = grade_output(self.harness, variant, generation.text,
-                                  coverage=self._coverage, grades=self.settings.grades,
-                                  timeout=self.settings.timeout)
-            record["grades"] = grades.to_json()
-            if "behavior" in self.settings.grades and self._coverage is not None:
-                # coverage belongs to the reference: recorded even when the output failed early
-                own = self._coverage.check(variant)
-                record["grades"]["behavior"]["covered"] = own.passed
-            record["module"] = grades.module_name
-            record["similarity"] = self._similarity(variant, generation.text)
-            record["infra_error"] = grades.infra_error
+            result = self.executor.grade(GradeJob(
+                case.id, variant, generation.text, grades=self.settings.grades,
+                behavior=self.settings.behavior_options(), timeout=self.settings.timeout))
+            apply_result(record, result, self.settings.grades)
+            if result.grades is not None:
+                record["similarity"] = output_similarity(variant, generation.text)
+            if self.executor.name != "local":
+                record["grader"] = {"executor": self.executor.name, "worker": result.worker,
+                                    "attempts": result.attempts,
+                                    "seconds": round(result.seconds, 3)}
         except ModelError as exc:
             record["infra_error"] = f"model: {exc}"
         except Exception as exc:  # noqa: BLE001 - any crash here is the harness's, recorded
@@ -174,18 +213,6 @@ class AliasSession:
         if record["infra_error"]:
             return CaseOutcome(record, False, record["infra_error"], record["infra_error"])
         return self._outcome(record)
-
-    def _similarity(self, variant: Variant, reply: str) -> dict[str, float] | None:
-        """ROUGE-L and BLEU of the extracted module against the variant's reference."""
-        from reports.similarity import similarity
-
-        extracted = extract_module(reply)
-        if extracted.text is None:
-            return None
-        try:
-            return similarity(extracted.text, variant.modules[f"{variant.main_module}.tla"])
-        except ImportError:
-            return None  # the `probes` extra (rouge-score, sacrebleu) is not installed
 
     def _save_output(self, case: CaseSpec, text: str) -> Path:
         safe_model = self.settings.model.replace("/", "_").replace(":", "_")
@@ -208,3 +235,15 @@ class AliasSession:
             reason += f": {detail['reason']}"
         return CaseOutcome(record, False, reason[:300])
 
+
+def output_similarity(variant: Variant, reply: str) -> dict[str, float] | None:
+    """ROUGE-L and BLEU of the extracted module against the variant's reference."""
+    from reports.similarity import similarity
+
+    extracted = extract_module(reply)
+    if extracted.text is None:
+        return None
+    try:
+        return similarity(extracted.text, variant.modules[f"{variant.main_module}.tla"])
+    except ImportError:
+        return None  # the `probes` extra (rouge-score, sacrebleu) is not installed
