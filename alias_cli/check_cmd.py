@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tlc_harness.cfg import CfgError
-from tlc_harness.results import CheckResult, ParseResult, Verdict
-from tlc_harness.spec import SpecInputError, SpecSource
+from alias_cli.common import ToolchainError, add_tool_options, fail, harness_from, print_json
+from tlc_harness.source.cfg import CfgError
+from tlc_harness.tools.results import CheckResult, ParseResult, Verdict
+from tlc_harness.tools.spec import SpecInputError, SpecSource
 
-from .common import ToolchainError, add_tool_options, fail, harness_from, print_json
+PARSED_BY_TLC = "parsed by TLC during the check"
+"""A parse result's `output` when TLC's own SANY pass parsed the module (no separate run)."""
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,7 +25,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--tlc-arg", action="append", default=[], metavar="ARG",
                    help="extra TLC argument, e.g. --tlc-arg=-deadlock (repeatable)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    add_tool_options(p)
+    add_tool_options(p, backend="fresh")  # one run: a JVM worker would not pay for itself
     p.set_defaults(func=run)
 
 
@@ -39,12 +41,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         spec = SpecSource.from_path(module)
         with harness_from(args, tlc_timeout=args.timeout, workers=args.workers) as harness:
-            parsed = harness.parse(spec)
-            if parsed.ok:
-                checked = harness.check(spec, cfg, tlc_args=args.tlc_arg)
+            # TLC parses the module itself: SANY runs on its own only to list the errors TLC
+            # stopped at (one JVM, not two, for a module that parses).
+            checked = harness.check(spec, cfg, tlc_args=args.tlc_arg)
+            if checked.verdict in (Verdict.PARSE_ERROR, Verdict.INFRA_ERROR):
+                parsed = harness.parse(spec)
             else:
-                checked = CheckResult(Verdict.PARSE_ERROR, None, 0.0,
-                                      detail="not run: SANY rejected the module")
+                parsed = ParseResult(True, spec.main, (), (), None, 0.0, PARSED_BY_TLC,
+                                     backend=checked.backend)
             tools = harness.toolchain.describe()
     except (SpecInputError, ToolchainError, CfgError, OSError) as exc:
         return fail(str(exc))
@@ -60,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
 
 def render(parsed: ParseResult, checked: CheckResult) -> str:
     """A short human-readable report."""
-    lines = [f"parse  {'ok' if parsed.ok else 'FAILED'}  ({parsed.seconds:.2f} s)"]
+    took = "by TLC, in the check" if parsed.output == PARSED_BY_TLC else f"{parsed.seconds:.2f} s"
+    lines = [f"parse  {'ok' if parsed.ok else 'FAILED'}  ({took})"]
     lines += [f"  error: {e}" for e in parsed.errors[:10]]
     lines += [f"  warning: {w}" for w in parsed.warnings[:5]]
     verdict = checked.verdict.value

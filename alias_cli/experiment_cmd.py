@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .common import fail
+from alias_cli.common import fail
 
 ARMS = ("task-pair", "spec-only")
 
@@ -62,7 +62,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from alias_fixtures.tasks import TaskError
+    from alias_fixtures.tasks.task import TaskError
     from alias_fixtures.training import FinetuneError, LoraSettings, TrainSettings
     from alias_fixtures.training.data import TrainingDataError
     from alias_fixtures.training.experiment import (

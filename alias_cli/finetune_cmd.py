@@ -13,7 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-from .common import fail
+from alias_cli.common import fail
 
 ARMS = ("task-pair", "spec-only")
 

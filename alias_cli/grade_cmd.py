@@ -5,16 +5,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from alias_fixtures.grading import CaseGrades, Grade, ReferenceCoverage, grade_output, reference_of
-from alias_fixtures.tasks import TaskError
-from alias_fixtures.variants import VariantError, build_variant
+from alias_cli.common import ToolchainError, add_tool_options, fail, harness_from, print_json
+from alias_cli.task_args import add_task_source, resolve_task
+from alias_fixtures.grading.grade import CaseGrades, Grade, ReferenceCoverage, grade_output, reference_of
+from alias_fixtures.tasks.task import TaskError
+from alias_fixtures.tasks.variants import VariantError, build_variant
+from reports.schema import CONDITIONS
 from tlc_harness.behavior.options import DEFAULT_BUDGET, DEFAULT_LIMIT, ENGINES, BehaviorOptions
 from tlc_harness.behavior.search import Candidate
 from tlc_harness.behavior.wrappers import wrappers
-from tlc_harness.cfg import CfgError, format_cfg
-
-from .common import ToolchainError, add_tool_options, fail, harness_from, print_json
-from .task_args import add_task_source, resolve_task
+from tlc_harness.source.cfg import CfgError, format_cfg
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        "Exit status: 0 correct under --primary, 1 not correct, 2 error.")
     p.add_argument("output", help="the model's output: a .tla file or a text file with the reply")
     p.add_argument("--task", required=True, help="a task folder, or the id of a built-in task")
-    p.add_argument("--condition", choices=("original", "random", "meaningful"),
+    p.add_argument("--condition", choices=CONDITIONS,
                    default="original")
     p.add_argument("--maps", help="folder of <task_id>.json name maps (meaningful condition)")
     p.add_argument("--seed", default="0", help="run seed of the renamed variant (0)")
@@ -51,7 +51,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def read_reply(path: Path) -> str:
     """A model's reply from a file: any size is graded (an oversized reply is `too_large`), but
     no more than enough to tell is read."""
-    from alias_fixtures.extract import MAX_REPLY_CHARS
+    from alias_fixtures.grading.extract import MAX_REPLY_CHARS
 
     with path.open("rb") as handle:  # OSError (missing, unreadable) is the user's mistake
         data = handle.read(4 * MAX_REPLY_CHARS + 8)  # UTF-8: at most 4 bytes a character
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     mapping = grades.behavior.details.get("mapping")
     if args.explain and mapping and grades.module_name:
         spec_files = {f"{grades.module_name}.tla": reply}
-        from alias_fixtures.extract import extract_module
+        from alias_fixtures.grading.extract import extract_module
 
         ext = extract_module(reply)
         if ext.text:

@@ -13,13 +13,12 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
-from alias_fixtures.tasks import TaskError
-from alias_fixtures.variants import CONDITIONS
-from tlc_harness.cfg import CfgError
-
-from . import probe_text_cmd
-from .common import fail
-from .task_args import add_task_source, resolve_tasks
+from alias_cli import probe_text_cmd
+from alias_cli.common import fail
+from alias_cli.task_args import add_task_source, resolve_tasks
+from alias_fixtures.tasks.task import TaskError
+from reports.schema import CONDITIONS
+from tlc_harness.source.cfg import CfgError
 
 SubParsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 ProbeRegistrar: TypeAlias = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
@@ -74,7 +73,7 @@ def register_likelihood(probe_sub: SubParsers) -> None:
 
 
 def run_likelihood(args: argparse.Namespace) -> int:
-    from alias_fixtures.likelihood import LikelihoodError, score_tasks
+    from alias_fixtures.probes.likelihood import LikelihoodError, score_tasks
 
     if "meaningful" in args.conditions and not args.maps:
         return fail("the meaningful condition needs --maps")

@@ -12,14 +12,13 @@ import math
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from alias_fixtures.models import GenerationParams, ModelError, make_model
-from alias_fixtures.tasks import Task, TaskError
-from alias_fixtures.variants import Variant, VariantError, make_variant
-from tlc_harness.cfg import CfgError
-from tlc_harness.rename import RenameError
-
-from .common import ToolchainError, add_tool_options, fail, harness_from, print_json
-from .task_args import add_task_source, resolve_tasks
+from alias_cli.common import ToolchainError, add_tool_options, fail, harness_from, print_json
+from alias_cli.task_args import add_task_source, resolve_tasks
+from alias_fixtures.models.registry import GenerationParams, ModelError, make_model
+from alias_fixtures.tasks.task import Task, TaskError
+from alias_fixtures.tasks.variants import Variant, VariantError, make_variant
+from tlc_harness.source.cfg import CfgError
+from tlc_harness.source.rename import RenameError
 
 SubParsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -77,7 +76,7 @@ def register_continuation(probe_sub: SubParsers) -> None:
 
 
 def run_continuation(args: argparse.Namespace) -> int:
-    from alias_fixtures.continuation import (
+    from alias_fixtures.probes.continuation import (
         continuation_correlation,
         continuation_probe,
         renaming_decrease,
@@ -150,7 +149,7 @@ def _output_file(recorded: str, results: Path) -> Path | None:
 
 
 def run_similarity(args: argparse.Namespace) -> int:
-    from alias_fixtures.extract import extract_module
+    from alias_fixtures.grading.extract import extract_module
     from reports.results_file import read_lines
     from reports.similarity import (
         format_similarity_table,
@@ -240,13 +239,13 @@ def register_propose_names(probe_sub: SubParsers) -> None:
 
 
 def run_propose_names(args: argparse.Namespace) -> int:
-    from alias_fixtures.propose_names import (
+    from alias_fixtures.models.propose_names import (
         ProposalError,
         proposal_row,
         propose_names,
         write_name_map,
     )
-    from alias_fixtures.variants import build_variant
+    from alias_fixtures.tasks.variants import build_variant
 
     try:
         tasks = _tasks(args)

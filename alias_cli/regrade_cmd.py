@@ -15,22 +15,23 @@ import hashlib
 import signal
 import sys
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from alias_cli.common import add_tool_options, fail
+from reports.schema import GRADES
 from tlc_harness.behavior.options import ENGINES
 
-from .common import add_tool_options, fail
-
 if TYPE_CHECKING:
-    from alias_fixtures.executors import GradeJob, GradeResult
-    from alias_fixtures.tasks import Task
-    from alias_fixtures.variants import Variant, Verification
+    from alias_fixtures.grading.executors import GradeJob, GradeResult
+    from alias_fixtures.tasks.task import Task
+    from alias_fixtures.tasks.variants import Variant, Verification
     from tlc_harness.behavior.options import BehaviorOptions
-    from tlc_harness.runner import Harness
+    from tlc_harness.tools.runner import Harness
 
-EXIT_OK, EXIT_INFRA, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_INFRA, EXIT_INTERRUPTED = 0, 1, 130  # usage errors: 2, from `fail`
 GRADE_FIELDS = ("grades", "module", "similarity", "infra_error", "traceback", "grader",
                 "excluded", "regrade")
 """Fields of a case record that grading writes: dropped before a case is graded again."""
@@ -92,7 +93,8 @@ def case_key(record: dict[str, Any]) -> str:
 
 def read_input(path: Path) -> RunInput:
     """The header and case records of a results file; `RegradeError` says what is wrong."""
-    from reports.records import SCHEMA_VERSION, StatsError, jsonl_values
+    from reports.records import StatsError, jsonl_values
+    from reports.schema import RECORD_SCHEMA_VERSION as SCHEMA_VERSION
 
     if not path.is_file():
         raise RegradeError(f"{path}: no such results file")
@@ -174,7 +176,7 @@ class Plan:
 
         return cls(tasks=str(pick(tasks, "tasks", "builtin")),
                    seed=str((header.get("seeds") or {}).get("run", "0")),
-                   grades=tuple(header.get("grades") or ("parse", "name", "behavior")),
+                   grades=tuple(header.get("grades") or GRADES),
                    timeout=float(pick(timeout, "tlc_timeout", 300.0)),
                    engine=str(pick(engine, "behavior_engine", "auto")),
                    budget=int(pick(budget, "graph_budget", DEFAULT_BUDGET)),
@@ -189,8 +191,8 @@ class Plan:
                                timeout=self.timeout)
 
     def load_tasks(self) -> list[Task]:
-        from alias_fixtures.corpus_loaders import load_tasks
-        from alias_fixtures.tasks import builtin_tasks
+        from alias_fixtures.tasks.loaders import load_tasks
+        from alias_fixtures.tasks.task import builtin_tasks
 
         return builtin_tasks() if self.tasks == "builtin" else load_tasks(self.tasks,
                                                                             style=self.style)
@@ -217,7 +219,7 @@ class Variants:
                    {t.id: t for t in plan.load_tasks()})
 
     def get(self, task_id: str, condition: str) -> tuple[Variant | None, Verification | str]:
-        from alias_fixtures.variants import VariantError, VariantStore, build_variant
+        from alias_fixtures.tasks.variants import VariantError, VariantStore, build_variant
 
         if task_id not in self.tasks:
             return None, f"task {task_id} is not among the tasks of {self.plan.tasks}"
@@ -285,7 +287,7 @@ def _clock(seconds: float) -> str:
 
 # ------------------------------------------------------------------ the command
 def _out_file(args: argparse.Namespace) -> Path:
-    from alias_fixtures.session import RESULTS_FILE
+    from alias_fixtures.plugin.session import RESULTS_FILE
 
     results: Path = args.results
     out: Path = args.out if args.out is not None else results.parent / "regrade"
@@ -301,16 +303,18 @@ def _out_file(args: argparse.Namespace) -> Path:
 def _header(run_input: RunInput, plan: Plan, harness: Harness, spec: str) -> dict[str, Any]:
     import platform
 
-    from alias_fixtures.provenance import git_state
+    from alias_fixtures.plugin.provenance import git_state
 
     commit, dirty = git_state(Path(__file__).resolve().parent)
     old = run_input.header
-    return {**old, "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    return {**old, "run_id": uuid.uuid4().hex[:12],
+            "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "git_commit": commit, "git_dirty": dirty, "python": platform.python_version(),
             "platform": platform.platform(), **harness.toolchain.describe(),
             "executor": spec, "behavior_engine": plan.engine, "graph_budget": plan.budget,
             "mapping_limit": plan.mappings, "tlc_timeout": plan.timeout, "maps": plan.maps,
             "regrade": {"source": str(run_input.path), "source_started": old.get("started"),
+                        "source_run_id": old.get("run_id"),
                         "source_git_commit": old.get("git_commit"),
                         "source_jar_sha256": old.get("jar_sha256")}}
 
@@ -320,10 +324,9 @@ def _fresh(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from alias_fixtures.executors import ExecutorError, require_ray
-    from alias_fixtures.tasks import TaskError
-
-    from .common import ToolchainError, harness_from
+    from alias_cli.common import ToolchainError, harness_from
+    from alias_fixtures.grading.executors import ExecutorError, require_ray
+    from alias_fixtures.tasks.task import TaskError
 
     try:
         require_ray(args.executor)
@@ -347,15 +350,18 @@ def run(args: argparse.Namespace) -> int:
 
 def _regrade(args: argparse.Namespace, run_input: RunInput, target: Path, plan: Plan,
              harness: Harness) -> int:
-    from alias_fixtures.executors import make_executor, parse_executor
+    from alias_fixtures.grading.executors import make_executor, parse_executor
     from reports.results_file import ResultsWriter, read_lines
 
     done = {case_key(r) for r in read_lines(target) if r.get("kind") == "case"} \
         if args.resume else set()
     variants = Variants.of(harness, plan, run_input, target.parent / "cache" / "variants")
     writer = ResultsWriter(target)
-    if not any(r.get("kind") == "header" for r in read_lines(target)):
-        writer.append(_header(run_input, plan, harness, args.executor))
+    headers = [r for r in read_lines(target) if r.get("kind") == "header"]
+    if not headers:  # a new file; resuming continues the run its header names
+        headers = [_header(run_input, plan, harness, args.executor)]
+        writer.append(headers[0])
+    run_id = str(headers[0].get("run_id") or "")
     todo = [r for r in run_input.cases if case_key(r) not in done]
     progress = Progress(len(run_input.cases), len(run_input.cases) - len(todo))
     print(f"alias-bench: regrading {len(todo)} of {len(run_input.cases)} cases of "
@@ -366,7 +372,7 @@ def _regrade(args: argparse.Namespace, run_input: RunInput, target: Path, plan: 
     for record in todo:
         prepared = prepare_case(record, run_input.path, variants, plan)
         if isinstance(prepared, dict):  # copied as it was, or an infrastructure error
-            writer.append(prepared)
+            writer.append({**prepared, "run_id": run_id} if run_id else prepared)
             progress.advance()
             continue
         jobs.append(prepared)
@@ -383,7 +389,7 @@ def _regrade(args: argparse.Namespace, run_input: RunInput, target: Path, plan: 
             for result in executor.grade_all(jobs):
                 record, job = by_key[result.case_id]
                 new = _graded(record, job, result, plan, args.executor, run_input.path)
-                writer.append(new)
+                writer.append({**new, "run_id": run_id} if run_id else new)
                 progress.advance()
         except KeyboardInterrupt:  # the busy graders were stopped; finished cases are kept
             progress.finish()
@@ -411,8 +417,8 @@ def _interrupt(signum: int, frame: Any) -> None:
 def prepare_case(record: dict[str, Any], results: Path, variants: Variants, plan: Plan
                  ) -> dict[str, Any] | GradeJob:
     """A job for a case, or its record when it cannot be graded (copied or infra error)."""
-    from alias_fixtures.executors import GradeJob
-    from alias_fixtures.prompts import render_prompt
+    from alias_fixtures.grading.executors import GradeJob
+    from alias_fixtures.tasks.prompts import render_prompt
 
     if not record.get("output_path"):  # no output: a model error or an excluded variant
         return {**record, "regrade": {"source": str(results), "copied": True}}
@@ -435,8 +441,8 @@ def prepare_case(record: dict[str, Any], results: Path, variants: Variants, plan
 
 def _graded(record: dict[str, Any], job: GradeJob, result: GradeResult, plan: Plan,
             executor: str, results: Path) -> dict[str, Any]:
-    from alias_fixtures.executors import apply_result
-    from alias_fixtures.session import output_similarity
+    from alias_fixtures.grading.executors import apply_result
+    from alias_fixtures.plugin.session import output_similarity
 
     new = {**_fresh(record), "grades": {}, "infra_error": None}
     apply_result(new, result, plan.grades)

@@ -7,13 +7,12 @@ import json
 import shutil
 from pathlib import Path
 
-from alias_fixtures.tasks import TaskError
-from alias_fixtures.variants import Variant, VariantError, Verification, build_variant
-from tlc_harness.cfg import CfgError
-from tlc_harness.rename import RenameError
-
-from .common import ToolchainError, add_tool_options, fail, harness_from, print_json
-from .task_args import add_task_source, resolve_task
+from alias_cli.common import ToolchainError, add_tool_options, fail, harness_from, print_json
+from alias_cli.task_args import add_task_source, resolve_task
+from alias_fixtures.tasks.task import TaskError
+from alias_fixtures.tasks.variants import Variant, VariantError, Verification, build_variant
+from tlc_harness.source.cfg import CfgError
+from tlc_harness.source.rename import RenameError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

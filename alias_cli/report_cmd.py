@@ -6,13 +6,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from alias_cli.common import fail
 from reports.exposure import EXPOSURE_SEED
 from reports.records import StatsError
 from reports.render import ExposurePair, write_report
 from reports.results_file import INSPECT_SUFFIXES
 from reports.stats import BOOTSTRAP_SEED, N_BOOT
-
-from .common import fail
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -12,12 +12,11 @@ import argparse
 import json
 from pathlib import Path
 
-from alias_fixtures.tasks import TaskError
+from alias_cli.common import fail, print_json
+from alias_cli.task_args import add_task_source, resolve_tasks
+from alias_fixtures.tasks.task import TaskError
 from reports.exposure import EXPOSURE_SEED, exposure_split
 from reports.records import StatsError
-
-from .common import fail, print_json
-from .task_args import add_task_source, resolve_tasks
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from alias_fixtures.corpus_loaders import DEFAULT_STYLE, load_tasks
-from alias_fixtures.tasks import Task, TaskError, builtin_tasks, builtin_tasks_dir, load_task
+from alias_fixtures.tasks.loaders import DEFAULT_STYLE, load_tasks
+from alias_fixtures.tasks.task import Task, TaskError, builtin_tasks, builtin_tasks_dir, load_task
 
 
 def add_task_source(parser: argparse.ArgumentParser) -> None:

@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from alias_fixtures.descriptions import task_name_report
-from alias_fixtures.tasks import TaskError
-from tlc_harness.cfg import CfgError
-from tlc_harness.rename import renameable_names
-
-from .common import fail, print_json
-from .task_args import add_task_source, resolve_tasks
+from alias_cli.common import fail, print_json
+from alias_cli.task_args import add_task_source, resolve_tasks
+from alias_fixtures.tasks.descriptions import task_name_report
+from alias_fixtures.tasks.task import TaskError
+from tlc_harness.source.cfg import CfgError
+from tlc_harness.source.rename import renameable_names
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

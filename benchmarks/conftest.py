@@ -3,24 +3,27 @@ the probes' model, tasks and row publishing (benchmarks/test_text_probes.py)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from alias_fixtures.gencache import cached_if_remote
-from alias_fixtures.models import ModelAdapter, make_model
-from alias_fixtures.options import Settings, out_folder, probe_model, read_settings
-from alias_fixtures.session import AliasSession
-from alias_fixtures.tasks import Task
-from alias_fixtures.variants import VariantStore
+from alias_fixtures.models.cache import cached_if_remote
+from alias_fixtures.models.registry import ModelAdapter, make_model
+from alias_fixtures.plugin.entry import switch_on
+from alias_fixtures.plugin.options import Settings, out_folder, probe_model, read_settings
+from alias_fixtures.plugin.session import AliasSession
+from alias_fixtures.tasks.task import Task
+from alias_fixtures.tasks.variants import VariantStore
 from reports.probe_writer import attach_row
 from reports.summary import PROBES_FOLDER
-from tlc_harness.runner import Harness
+from tlc_harness.tools.runner import Harness
 
-RUN_SEED = os.environ.get("ALIAS_SEED", "0")
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A run that collects the benchmark switches the ALIAS plugin on."""
+    switch_on(config)
 _PROBE_TASKS = pytest.StashKey[list[Task]]()
 
 
@@ -31,9 +34,16 @@ def bench_harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]
 
 
 @pytest.fixture(scope="session")
-def variant_store(bench_harness: Harness) -> VariantStore:
-    folder = Path(os.environ.get("ALIAS_CACHE", ".alias-cache")) / "variants"
-    return VariantStore(folder, jar_sha256=bench_harness.toolchain.jar_sha256)
+def run_seed(pytestconfig: pytest.Config) -> str:
+    """The run seed of `--alias-seed` (the cases' seed too)."""
+    return read_settings(pytestconfig).seed
+
+
+@pytest.fixture(scope="session")
+def variant_store(pytestconfig: pytest.Config, bench_harness: Harness) -> VariantStore:
+    """The run's verified-variant cache, the one the cases use."""
+    return VariantStore(read_settings(pytestconfig).variant_cache,
+                        jar_sha256=bench_harness.toolchain.jar_sha256)
 
 
 # -- probes ---------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from alias_fixtures.session import CaseOutcome
+from alias_fixtures.plugin.session import CaseOutcome
 
 
 @pytest.mark.alias_case

@@ -10,18 +10,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alias_fixtures.controls import (
+from alias_fixtures.grading.controls import (
     mutant_controls,
     operator_names,
     operator_renamed_control,
     renamed_control,
     self_control,
 )
-from alias_fixtures.tasks import builtin_tasks
+from alias_fixtures.tasks.task import builtin_tasks
 from tlc_harness.behavior.options import BehaviorOptions
-from tlc_harness.runner import Harness
-
-from .conftest import RUN_SEED
+from tlc_harness.tools.runner import Harness
 
 TASKS = {t.id: t for t in builtin_tasks()}
 WITH_OPERATORS = sorted(t for t in TASKS if operator_names(TASKS[t]))
@@ -46,8 +44,9 @@ def test_reference_accepted_against_itself(bench_harness: Harness, task_id: str,
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("task_id", sorted(TASKS))
-def test_renamed_reference_accepted(bench_harness: Harness, task_id: str, engine: str) -> None:
-    result = renamed_control(bench_harness, TASKS[task_id], seed=RUN_SEED,
+def test_renamed_reference_accepted(bench_harness: Harness, run_seed: str, task_id: str,
+                                    engine: str) -> None:
+    result = renamed_control(bench_harness, TASKS[task_id], seed=run_seed,
                              options=BehaviorOptions(engine=engine))
     assert result is not None, "the random variant is not verified"
     assert result.correct, result.detail

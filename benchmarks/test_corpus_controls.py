@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from alias_fixtures.controls import (
+from alias_fixtures.grading.controls import (
     ControlResult,
     mutant_controls,
     operator_names,
@@ -28,11 +28,9 @@ from alias_fixtures.controls import (
     renamed_control,
     self_control,
 )
-from alias_fixtures.corpus_loaders import load_examples, shared_corpus
-from alias_fixtures.tasks import Task
-from tlc_harness.runner import Harness
-
-from .conftest import RUN_SEED
+from alias_fixtures.tasks.loaders import load_examples, shared_corpus
+from alias_fixtures.tasks.task import Task
+from tlc_harness.tools.runner import Harness
 
 pytestmark = pytest.mark.slow
 
@@ -122,20 +120,22 @@ def test_corpus_reference_accepted_against_itself(bench_harness: Harness, task_i
 
 
 @pytest.mark.parametrize("task_id", _params())
-def test_corpus_renamed_reference_accepted(bench_harness: Harness, task_id: str) -> None:
+def test_corpus_renamed_reference_accepted(bench_harness: Harness, run_seed: str,
+                                           task_id: str) -> None:
     task = _covered_task(bench_harness, task_id)
-    result = renamed_control(bench_harness, task, seed=RUN_SEED)
+    result = renamed_control(bench_harness, task, seed=run_seed)
     assert result is not None, "the random variant is not verified"
     assert result.correct, result.detail
 
 
 @pytest.mark.parametrize("task_id", _params())
-def test_corpus_operator_renamed_copy_accepted(bench_harness: Harness, task_id: str) -> None:
+def test_corpus_operator_renamed_copy_accepted(bench_harness: Harness, run_seed: str,
+                                               task_id: str) -> None:
     task = _covered_task(bench_harness, task_id)
     names = operator_names(task)
     if not names:
         pytest.skip("no operator to rename")
-    rng = random.Random(f"{RUN_SEED}:{task_id}")
+    rng = random.Random(f"{run_seed}:{task_id}")
     chosen = rng.sample(names, k=max(1, len(names) // 2))
     result = operator_renamed_control(bench_harness, task, chosen, rng.randrange(2**32))
     assert result.correct, result.detail

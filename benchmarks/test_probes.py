@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from alias_fixtures.likelihood import score_tasks, structural_names
-from alias_fixtures.tasks import Task, builtin_tasks
-from alias_fixtures.variants import make_variant
+from alias_fixtures.probes.likelihood import score_tasks, structural_names
+from alias_fixtures.tasks.task import Task, builtin_tasks
+from alias_fixtures.tasks.variants import make_variant
 
 pytestmark = pytest.mark.probe
 

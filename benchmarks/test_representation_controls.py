@@ -16,16 +16,16 @@ from typing import Any
 
 import pytest
 
-from alias_fixtures.controls import ControlResult
-from alias_fixtures.representation_controls import (
+from alias_fixtures.grading.controls import ControlResult
+from alias_fixtures.grading.representation_controls import (
     representation_controls,
     representation_mutant_controls,
     task_variants,
 )
-from alias_fixtures.tasks import builtin_tasks
+from alias_fixtures.tasks.task import builtin_tasks
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.representations import ALL_KINDS, RepresentationVariant
-from tlc_harness.runner import Harness
+from tlc_harness.tools.runner import Harness
 
 #: the fixed sample CI runs (a reference with a bag and model values, one with a boolean pair,
 #: a PlusCal one with a derived variable)

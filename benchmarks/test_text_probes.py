@@ -1,7 +1,7 @@
 """The text probes on every task: file continuation, similarity, model-proposed names.
 
 The model is `--alias-model` when given, else `scripted` (offline: it recalls the tasks'
-original files; see alias_fixtures/scripted.py). Each test attaches its rows to its report and
+original files; see alias_fixtures/models/scripted.py). Each test attaches its rows to its report and
 the controller writes them to `<alias-out>/probes/<kind>.jsonl` for `alias-bench report
 --probe`. With the scripted model the numbers are known and asserted exactly; with any other
 model the rows' contents are checked for consistency and range.
@@ -15,16 +15,16 @@ from typing import Any
 
 import pytest
 
-from alias_fixtures.continuation import continuation_row
-from alias_fixtures.extract import extract_module
-from alias_fixtures.models import GenerationParams, GenerationRequest, ModelAdapter
-from alias_fixtures.options import PROBE_DEFAULT_MODEL, Settings
-from alias_fixtures.prompts import render_prompt
-from alias_fixtures.propose_names import proposal_row, propose_names, targets, write_name_map
-from alias_fixtures.tasks import Task
-from alias_fixtures.variants import build_variant, make_variant
-from tlc_harness.rename import validate_map
-from tlc_harness.tla_stdlib import is_tla_identifier
+from alias_fixtures.grading.extract import extract_module
+from alias_fixtures.models.propose_names import proposal_row, propose_names, targets, write_name_map
+from alias_fixtures.models.registry import GenerationParams, GenerationRequest, ModelAdapter
+from alias_fixtures.plugin.options import PROBE_DEFAULT_MODEL, Settings
+from alias_fixtures.probes.continuation import continuation_row
+from alias_fixtures.tasks.prompts import render_prompt
+from alias_fixtures.tasks.task import Task
+from alias_fixtures.tasks.variants import build_variant, make_variant
+from tlc_harness.source.rename import validate_map
+from tlc_harness.source.stdlib import is_tla_identifier
 
 pytestmark = pytest.mark.probe
 

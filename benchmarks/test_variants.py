@@ -6,12 +6,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from alias_fixtures.tasks import Task, builtin_tasks
-from alias_fixtures.variants import VariantStore, build_variant, check_original
-from tlc_harness.results import Verdict
-from tlc_harness.runner import Harness
-
-from .conftest import RUN_SEED
+from alias_fixtures.tasks.task import Task, builtin_tasks
+from alias_fixtures.tasks.variants import VariantStore, build_variant, check_original
+from tlc_harness.tools.results import Verdict
+from tlc_harness.tools.runner import Harness
 
 TASKS = {t.id: t for t in builtin_tasks()}
 
@@ -27,9 +25,9 @@ def test_reference_passes_with_expected_states(bench_harness: Harness, task_id: 
 
 @pytest.mark.parametrize("task_id", sorted(TASKS))
 def test_random_variant_is_verified(bench_harness: Harness, variant_store: VariantStore,
-                                    task_id: str) -> None:
+                                    run_seed: str, task_id: str) -> None:
     task = TASKS[task_id]
-    variant, check = build_variant(bench_harness, task, "random", seed=RUN_SEED,
+    variant, check = build_variant(bench_harness, task, "random", seed=run_seed,
                                    store=variant_store)
     assert check.verified, check.reason
     assert variant is not None

@@ -1,6 +1,6 @@
 """Statistics of the file-continuation probe (rows of ``kind: "continuation"``).
 
-A row (see ``alias_fixtures.continuation.ContinuationRow``) holds one task's longest verbatim
+A row (see ``alias_fixtures.probes.continuation.ContinuationRow``) holds one task's longest verbatim
 run on its published main module (``longest_run_original``) and on its renamed copy
 (``longest_run_renamed``). Here the runs are related to each task's renaming decrease, the
 per-task pass rate original − renamed computed from the benchmark's case records.
@@ -16,7 +16,6 @@ import pandas as pd
 from reports.records import covered_tasks, select_model
 
 KIND = "continuation"
-SCHEMA_VERSION = 1
 CORRELATES = ("longest_run_original", "run_excess")
 DECREASES = ("name_decrease", "behavior_decrease")
 ROW_FIELDS = ("task", "repo", "path", "prefix_lines", "remainder_tokens", "longest_run_original",

@@ -24,7 +24,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from reports.records import Grade, StatsError, condition_order, require_rows
+from reports.records import StatsError, condition_order, require_rows
+from reports.schema import Grade
 from reports.stats import (
     BOOTSTRAP_SEED,
     LEVEL,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from reports.results_file import INSPECT_SUFFIXES, ResultsWriter
+from reports.schema import GRADES
 
 HEADER_KEY = "alias_header"
 """Key of the eval metadata holding the run header (the model fields name a placeholder)."""
@@ -23,7 +24,7 @@ SETTINGS_KEY = "alias_settings"
 EXCLUDED_KEY = "alias_excluded"
 RECORD_KEY = "alias_record"
 """Key of a score's metadata holding the sample's case record."""
-GRADE_KEYS = ("parse", "name", "behavior")
+GRADE_KEYS = GRADES
 _SKIPPED_FIELDS = {"messages", "events", "store", "attachments"}
 
 

@@ -1,4 +1,4 @@
-"""Statistics of the likelihood probe (rows of ``kind: "likelihood"``, see alias_fixtures.likelihood).
+"""Statistics of the likelihood probe (rows of ``kind: "likelihood"``, see alias_fixtures.probes.likelihood).
 
 Values are mean token log-probabilities in nats per token; differences are in nats per token,
 ``original − renamed``, so a positive difference means the model finds the original text more
@@ -22,10 +22,10 @@ import numpy.typing as npt
 from reports.exposure import check_halves, seen_unseen
 from reports.exposure import exposure_estimates as exposure_estimates  # re-exported
 from reports.records import StatsError, condition_order
+from reports.schema import PROBE_ROW_SCHEMA_VERSION as SCHEMA_VERSION
 from reports.stats import BOOTSTRAP_SEED, LEVEL, N_BOOT, Estimate, bootstrap_means, percentile_interval
 
 KIND = "likelihood"
-SCHEMA_VERSION = 1
 MEASURES = ("mean_logprob", "mean_outside")
 Row = Mapping[str, Any]
 

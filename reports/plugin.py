@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .results_file import ResultsWriter, read_lines
-
-RECORD_PROPERTY = "alias_record"
+from reports.results_file import ResultsWriter, read_lines
+from reports.schema import RECORD_PROPERTY
 
 
 def record_of(report: pytest.TestReport) -> dict[str, Any] | None:
@@ -37,6 +37,7 @@ class ResultsPlugin:
     total: int
     strict: bool
     report_dir: Path
+    run_id: str = ""
     records: list[dict[str, Any]] = field(default_factory=list)
     written: set[str] = field(default_factory=set)
     model_failures: set[str] = field(default_factory=set)
@@ -53,6 +54,8 @@ class ResultsPlugin:
         if report.when == "setup" and report.passed:
             return  # the call phase comes next and says how the case ended
         self.written.add(report.nodeid)
+        if self.run_id:
+            record.setdefault("run_id", self.run_id)
         self.writer.append(record)
         self.records.append(record)
 
@@ -63,7 +66,7 @@ class ResultsPlugin:
             session.exitstatus = pytest.ExitCode.OK
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        from .summary import summary_lines, write_report
+        from reports.summary import summary_lines, write_report
 
         tr = terminalreporter
         tr.section("ALIAS summary")
@@ -96,7 +99,8 @@ def start_results(config: pytest.Config, path: Path, header: dict[str, Any], *, 
             reporter.write_line(f"ALIAS: earlier results kept as {kept} "
                                 "(--alias-resume continues a run instead)")
     writer = ResultsWriter(path)
+    header = {**header, "run_id": header.get("run_id") or uuid.uuid4().hex[:12]}
     writer.append(header)
-    plugin = ResultsPlugin(writer, total, strict, report_dir)
+    plugin = ResultsPlugin(writer, total, strict, report_dir, run_id=header["run_id"])
     config.pluginmanager.register(plugin, "alias-results")
     return plugin

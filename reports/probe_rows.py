@@ -3,10 +3,10 @@
 Each row carries ``schema_version`` 1, a ``kind``, the ``model`` (as the benchmark names it)
 and the ``task``:
 
-- ``likelihood``: one task and condition under a local model (``alias_fixtures.likelihood``);
-- ``continuation``: one task's longest verbatim runs (``alias_fixtures.continuation``);
+- ``likelihood``: one task and condition under a local model (``alias_fixtures.probes.likelihood``);
+- ``continuation``: one task's longest verbatim runs (``alias_fixtures.probes.continuation``);
 - ``similarity``: ROUGE-L and BLEU of one sample's output (``reports.similarity``);
-- ``proposed_names``: one task's model-proposed name map (``alias_fixtures.propose_names``).
+- ``proposed_names``: one task's model-proposed name map (``alias_fixtures.models.propose_names``).
 
 Case records and run headers belong in results files, not here; the error says so.
 """
@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reports.records import PROBE_KINDS, StatsError, jsonl_values
+from reports.records import StatsError, jsonl_values
+from reports.schema import PROBE_KINDS
+from reports.schema import PROBE_ROW_SCHEMA_VERSION as SCHEMA_VERSION
 
-SCHEMA_VERSION = 1
 KEYS: dict[str, tuple[str, ...]] = {
     "likelihood": ("model", "task", "condition"),
     "continuation": ("model", "task"),

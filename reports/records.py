@@ -24,19 +24,14 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pandas as pd
 
-SCHEMA_VERSION = 1
-Grade = Literal["parse", "name", "behavior"]
-GRADES: tuple[Grade, ...] = ("parse", "name", "behavior")
-CONDITIONS = ("original", "random", "meaningful")
-"""The known conditions, in the order tables show them; other names sort after these."""
+from reports.schema import CONDITIONS, GRADES, PROBE_KINDS
+from reports.schema import RECORD_SCHEMA_VERSION as SCHEMA_VERSION
 
 CASE_KEY = ("model", "task", "condition", "sample")
-PROBE_KINDS = ("likelihood", "continuation", "similarity", "proposed_names")
-"""Kinds of probe rows (:mod:`reports.probe_rows`): not case records."""
 _DTYPES: dict[str, str] = {
     "run_id": "object",
     "model": "object",

@@ -20,8 +20,9 @@ import numpy as np
 import pandas as pd
 
 from reports.probe_rows import ProbeInput
-from reports.records import GRADES, StatsError, condition_order, load_records, require_rows
+from reports.records import StatsError, condition_order, load_records, require_rows
 from reports.results_file import read_lines
+from reports.schema import GRADES
 from reports.stats import LEVEL, MARGIN, condition_table, infra_counts, pass_at_k_rates
 
 REPORT_SCHEMA = 1

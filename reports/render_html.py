@@ -11,10 +11,11 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from reports.records import GRADES, condition_order
+from reports.records import condition_order
 from reports.render_data import Report, Section
 from reports.render_probes import PROBE_KEYS
 from reports.render_svg import condition_colors, decrease_plot, legend, pass_rate_plots
+from reports.schema import GRADES
 from reports.stand_ins import stand_in_note
 
 TRACE_STATES = 40

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from reports.exposure import exposure_split, exposure_stats
-from reports.records import GRADES, Grade, StatsError, condition_order, require_rows
+from reports.records import StatsError, condition_order, require_rows
 from reports.render_data import (
     ExposurePair,
     InputFile,
@@ -20,6 +20,7 @@ from reports.render_data import (
     num,
     p_value,
 )
+from reports.schema import GRADES, Grade
 from reports.stats import (
     PairedDifference,
     condition_table,

@@ -1,7 +1,7 @@
 """Text similarity of an output module to its reference: ROUGE-L (F1) and BLEU over TLA+ tokens.
 
 A memorised specification shows up as text close to the published one. Both texts are split by
-:func:`tlc_harness.tla_tokens.tla_tokens` (identifiers, numbers, strings, operators and
+:func:`tlc_harness.source.tokens.tla_tokens` (identifiers, numbers, strings, operators and
 punctuation; whitespace dropped, case kept) with comments left out, so the numbers compare the
 specification itself, not the prose around it (a PlusCal algorithm, which lives in a comment,
 counts as code). Each condition is compared with its own reference (the renamed one for a
@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from tlc_harness.tla_tokens import tla_tokens
+from reports.schema import PROBE_ROW_SCHEMA_VERSION as SCHEMA_VERSION
+from tlc_harness.source.tokens import tla_tokens
 
 if TYPE_CHECKING:  # rouge-score and sacrebleu (the `probes` extra) load on first measurement
     from rouge_score import scoring
@@ -38,7 +39,6 @@ ROUGE_CELL_LIMIT = 4_000_000
 METRICS = ("rouge_l", "bleu")
 TABLE_COLUMNS = ("model", "condition", "tasks", "cases", "missing", "rouge_l", "bleu")
 KIND = "similarity"
-SCHEMA_VERSION = 1
 _SEP = " "
 
 

@@ -22,8 +22,6 @@ import pandas as pd
 from scipy.stats import binomtest
 
 from reports.records import (
-    GRADES,
-    Grade,
     StatsError,
     condition_order,
     covered_tasks,
@@ -32,6 +30,7 @@ from reports.records import (
     select_model,
     unknown_coverage_tasks,
 )
+from reports.schema import GRADES, Grade
 
 __all__ = [
     "BOOTSTRAP_SEED", "LEVEL", "MARGIN", "N_BOOT", "Estimate", "HiddenSplit",

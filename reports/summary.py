@@ -6,9 +6,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from .stand_ins import stand_in_note
-
-GRADES = ("parse", "name", "behavior")
+from reports.schema import GRADES
+from reports.stand_ins import stand_in_note
 
 
 def summary_lines(records: list[dict[str, Any]]) -> list[str]:
@@ -45,6 +44,6 @@ PROBES_FOLDER = "probes"
 def write_report(results: Path, out_dir: Path) -> Path:
     """Write the report folder for a results file (tables, statistics, HTML page), with the
     probe files beside it (``probes/*.jsonl``) when there are any."""
-    from .render import write_report as render
+    from reports.render import write_report as render
 
     return render([results], out_dir, probes=sorted((results.parent / PROBES_FOLDER).glob("*.jsonl")))

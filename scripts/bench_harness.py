@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tlc_harness.runner import Harness
-from tlc_harness.toolchain import get_toolchain
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.toolchain import get_toolchain
 
 HERE = Path(__file__).resolve().parent
 SPECS = {"tiny (Tick, 12 states)": "Tick", "medium (Dials, 100,000 states)": "Dials"}

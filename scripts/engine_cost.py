@@ -47,18 +47,18 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-import alias_fixtures.controls as controls
-from alias_fixtures.controls import ControlResult, mutant_controls, renamed_control, self_control
-from alias_fixtures.corpus_loaders import load_examples, select_models
-from alias_fixtures.grading import ReferenceCoverage, grade_output, reference_of
-from alias_fixtures.tasks import Task, TaskError, builtin_tasks
-from alias_fixtures.variants import Variant, make_variant
+import alias_fixtures.grading.controls as controls
+from alias_fixtures.grading.controls import ControlResult, mutant_controls, renamed_control, self_control
+from alias_fixtures.grading.grade import ReferenceCoverage, grade_output, reference_of
+from alias_fixtures.tasks.loaders import load_examples, select_models
+from alias_fixtures.tasks.task import Task, TaskError, builtin_tasks
+from alias_fixtures.tasks.variants import Variant, make_variant
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.graphs import explore
 from tlc_harness.behavior.options import ENGINES, BehaviorOptions
 from tlc_harness.behavior.wrappers import BehaviorResult, Reference
-from tlc_harness.runner import Harness
-from tlc_harness.spec import SpecSource
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecSource
 
 HERE = Path(__file__).resolve().parent
 DEMO = HERE.parent / "alias_fixtures" / "demo_outputs" / "outputs.jsonl"
@@ -107,7 +107,7 @@ class Row:
 # ------------------------------------------------------------------------------ controls
 class _Recorder:
     """Keeps the BehaviorResult behind each ControlResult (which does not carry `details`, so
-    not the fallback reason): stands in for `grade_behavior` inside `alias_fixtures.controls`
+    not the fallback reason): stands in for `grade_behavior` inside `alias_fixtures.grading.controls`
     while this script runs (the module is not changed on disk)."""
 
     def __init__(self) -> None:

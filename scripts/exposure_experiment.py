@@ -40,7 +40,7 @@ def main() -> int:
     args = parser.parse_args()
     os.environ["OMP_NUM_THREADS"] = str(args.threads)  # before torch is imported
 
-    from alias_fixtures.tasks import builtin_tasks
+    from alias_fixtures.tasks.task import builtin_tasks
     from alias_fixtures.training import LoraSettings, TrainSettings
     from alias_fixtures.training.experiment import (
         ExperimentSettings,

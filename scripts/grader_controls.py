@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from alias_fixtures.controls import (
+from alias_fixtures.grading.controls import (
     ControlResult,
     mutant_controls,
     operator_names,
@@ -28,10 +28,10 @@ from alias_fixtures.controls import (
     renamed_control,
     self_control,
 )
-from alias_fixtures.corpus_loaders import load_examples, select_models
-from alias_fixtures.tasks import Task, TaskError, builtin_tasks
+from alias_fixtures.tasks.loaders import load_examples, select_models
+from alias_fixtures.tasks.task import Task, TaskError, builtin_tasks
 from tlc_harness.behavior.options import ENGINES, BehaviorOptions
-from tlc_harness.runner import Harness
+from tlc_harness.tools.runner import Harness
 
 HERE = Path(__file__).resolve().parent
 

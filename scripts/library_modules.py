@@ -1,4 +1,4 @@
-"""What the module library (`tlc_harness/library`) changes on the real corpus.
+"""What the module library (`tlc_harness/tools/library`) changes on the real corpus.
 
 Run: `python scripts/library_modules.py [--corpus ../shared/corpus] [--all] [--only ID ...]
 [--timeout 300] [--resume] [--report-only] [--outputs] [--no-models] [--scan]
@@ -36,14 +36,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from alias_fixtures.corpus_loaders import shared_corpus
-from alias_fixtures.extract import extract_module
-from alias_fixtures.grading import own_modules
-from tlc_harness.library import bundled_library, imported_modules
-from tlc_harness.results import Verdict
-from tlc_harness.runner import Harness
-from tlc_harness.spec import SpecSource
-from tlc_harness.toolchain import get_toolchain
+from alias_fixtures.grading.extract import extract_module
+from alias_fixtures.grading.grade import own_modules
+from alias_fixtures.tasks.loaders import shared_corpus
+from tlc_harness.tools.library import bundled_library, imported_modules
+from tlc_harness.tools.results import Verdict
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecSource
+from tlc_harness.tools.toolchain import get_toolchain
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

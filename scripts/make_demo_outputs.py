@@ -25,14 +25,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from alias_fixtures.descriptions import hidden_names, mentions
-from alias_fixtures.grading import CaseGrades, ReferenceCoverage, grade_output
-from alias_fixtures.tasks import Task, builtin_tasks
-from alias_fixtures.variants import Variant, make_variant
-from tlc_harness.mutants import behaves_differently, mutants
-from tlc_harness.rename import random_rename_map, rename_modules, renameable_names
-from tlc_harness.runner import Harness
-from tlc_harness.spec import SpecSource, module_name_of
+from alias_fixtures.grading.grade import CaseGrades, ReferenceCoverage, grade_output
+from alias_fixtures.tasks.descriptions import hidden_names, mentions
+from alias_fixtures.tasks.task import Task, builtin_tasks
+from alias_fixtures.tasks.variants import Variant, make_variant
+from tlc_harness.behavior.mutants import behaves_differently, mutants
+from tlc_harness.source.rename import random_rename_map, rename_modules, renameable_names
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecSource, module_name_of
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT_DIR = ROOT / "alias_fixtures" / "demo_outputs"

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from alias_cli.regrade_cmd import Plan, Variants, prepare_case, read_input
-from alias_fixtures.executors import GradeJob, GradeResult, GradingExecutor
-from alias_fixtures.executors.local import LocalExecutor
-from alias_fixtures.executors.ray_pool import RayExecutor, start_local_ray
-from tlc_harness.runner import Harness
+from alias_fixtures.grading.executors import GradeJob, GradeResult, GradingExecutor
+from alias_fixtures.grading.executors.local import LocalExecutor
+from alias_fixtures.grading.executors.ray_pool import RayExecutor, start_local_ray
+from tlc_harness.tools.runner import Harness
 
 HERE = Path(__file__).resolve().parent
 STUDY_CASES = 111 * 3 * 5 * 2

@@ -4,7 +4,7 @@ Run: `python scripts/real_outputs.py [--corpus ../shared/corpus] [--engines wrap
 [--only SPEC_ID ...] [--timeout 60] [--cap 600] [--jobs 1] [--resume] [--out scripts/results]`.
 
 For each output of `<corpus>/tla-bench-outputs/manifest.json` (the raw model reply) and each
-behavior-grade engine, `alias_fixtures.grading.grade_output` gives the parse, name and behavior
+behavior-grade engine, `alias_fixtures.grading.grade.grade_output` gives the parse, name and behavior
 grades against the `original` variant of the reference task (as `alias-bench grade` does). The
 reference is the manifest entry's `reference`: the first local model whose module is the reference
 module and that passes locally, else the first local model; the task is loaded with
@@ -40,13 +40,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from alias_fixtures.corpus_loaders import load_examples, shared_corpus
-from alias_fixtures.grading import ReferenceCoverage, grade_output
-from alias_fixtures.tasks import Task
-from alias_fixtures.variants import Variant, build_variant
+from alias_fixtures.grading.grade import ReferenceCoverage, grade_output
+from alias_fixtures.tasks.loaders import load_examples, shared_corpus
+from alias_fixtures.tasks.task import Task
+from alias_fixtures.tasks.variants import Variant, build_variant
 from tlc_harness.behavior.options import ENGINES, BehaviorOptions
 from tlc_harness.behavior.wrappers import BehaviorResult
-from tlc_harness.runner import Harness
+from tlc_harness.tools.runner import Harness
 
 HERE = Path(__file__).resolve().parent
 DECIDED = ("ok", "forward_fail", "reverse_fail")
@@ -266,7 +266,7 @@ def render(rows: list[dict[str, Any]], coverage: dict[str, dict[str, Any]], engi
         lines.append(f"| {e} | {len(rs)} | {sum(r['reference_runs'] for r in rs)} | {len(g)} | "
                      f"{decided} | {share} | " + " | ".join(str(c[v]) for v in BEHAVIOR_COLUMNS)
                      + " |" + (f" (+{other} other)" if other else ""))
-    lines += ["", "Previous measurement (FACTS.md, wrappers via `alias-bench grade`): 59 "
+    lines += ["", "Previous measurement (before the graph engine, wrappers via `alias-bench grade`): 59 "
               "references run, 35 parse, 12 decided of 35 (5 ok, 6 forward_fail, 1 "
               "reverse_fail), 17 no_mapping, 6 not_covered.", "",
               "Parse and name verdicts (all outputs; `not_run`: the reference does not run, so "

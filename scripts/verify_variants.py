@@ -13,10 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-from alias_fixtures.corpus_loaders import load_examples
-from alias_fixtures.tasks import Task, builtin_tasks
-from alias_fixtures.variants import build_variant
-from tlc_harness.runner import Harness
+from alias_fixtures.tasks.loaders import load_examples
+from alias_fixtures.tasks.task import Task, builtin_tasks
+from alias_fixtures.tasks.variants import build_variant
+from tlc_harness.tools.runner import Harness
 
 HERE = Path(__file__).resolve().parent
 

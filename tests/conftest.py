@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from alias_fixtures.corpus_loaders import shared_corpus as find_shared_corpus
-from tlc_harness.runner import Harness
+from alias_fixtures.tasks.loaders import shared_corpus as find_shared_corpus
+from tlc_harness.tools.runner import Harness
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

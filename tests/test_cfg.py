@@ -1,4 +1,4 @@
-"""Tests for tlc_harness.cfg: parsing, writing, renaming and the TLC 2.15 rewrite of cfg files."""
+"""Tests for tlc_harness.source.cfg: parsing, writing, renaming and the TLC 2.15 rewrite of cfg files."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tlc_harness.cfg import (
+from tlc_harness.source.cfg import (
     KEYWORDS,
     CfgError,
     ModelConfig,

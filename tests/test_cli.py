@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from alias_cli.main import main
-
-from .conftest import FIXTURES
+from tests.conftest import FIXTURES
 
 V = FIXTURES / "verdicts"
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from alias_cli.main import main
-from alias_fixtures.tasks import builtin_tasks
-from alias_fixtures.variants import make_variant
+from alias_fixtures.tasks.task import builtin_tasks
+from alias_fixtures.tasks.variants import make_variant
 from benchmarks.test_probes import TASK_IDS, build_tiny_model
 
 pytestmark = pytest.mark.probe

@@ -12,11 +12,10 @@ from typing import Any
 
 import pytest
 
-from tlc_harness.results import Verdict
-from tlc_harness.runner import Harness
-from tlc_harness.spec import SpecSource
-
-from .conftest import shared_corpus
+from tests.conftest import shared_corpus
+from tlc_harness.tools.results import Verdict
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecSource
 
 FAST_SECONDS = 5.0
 RANDOM_OPERATORS = ("RandomElement", "RandomSubset", "RandomSetOfSubsets")

@@ -1,4 +1,4 @@
-"""Tests of `alias_fixtures.descriptions`: hidden names, identifier kinds, renamed descriptions."""
+"""Tests of `alias_fixtures.tasks.descriptions`: hidden names, identifier kinds, renamed descriptions."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from alias_fixtures.descriptions import (
+from alias_fixtures.tasks.descriptions import (
     CONVENTION_NAMES,
     DescriptionReport,
     HiddenName,
@@ -25,9 +25,9 @@ from alias_fixtures.descriptions import (
     task_name_report,
     words_of,
 )
-from alias_fixtures.tasks import Task, builtin_tasks
-from tlc_harness.cfg import parse_cfg
-from tlc_harness.tla_stdlib import STANDARD_MODULES
+from alias_fixtures.tasks.task import Task, builtin_tasks
+from tlc_harness.source.cfg import parse_cfg
+from tlc_harness.source.stdlib import STANDARD_MODULES
 
 TASKS = builtin_tasks()
 

@@ -1,4 +1,4 @@
-"""Tests of `alias_fixtures.extract`: one TLA+ module out of a model's raw reply."""
+"""Tests of `alias_fixtures.grading.extract`: one TLA+ module out of a model's raw reply."""
 
 from __future__ import annotations
 
@@ -10,17 +10,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from alias_fixtures.extract import (
+from alias_fixtures.grading.extract import (
     UNICODE_TO_ASCII,
     extract_module,
     forbidden_imports,
     to_ascii,
 )
-from alias_fixtures.tasks import builtin_tasks, task_modules
-from tlc_harness.cfg import parse_cfg
-from tlc_harness.results import Verdict
-from tlc_harness.runner import Harness
-from tlc_harness.spec import SpecSource
+from alias_fixtures.tasks.task import builtin_tasks, task_modules
+from tlc_harness.source.cfg import parse_cfg
+from tlc_harness.tools.results import Verdict
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecSource
 
 SMALL = """---- MODULE Small ----
 EXTENDS Naturals

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from alias_fixtures.tasks import Task, builtin_tasks
+from alias_fixtures.tasks.task import Task, builtin_tasks
 from alias_fixtures.training import LoraSettings, TrainSettings, finetune
 from alias_fixtures.training.data import (
     IGNORE,
@@ -163,7 +163,7 @@ def test_training_json_records_every_setting(trained: Any, base: Path, split: di
 def test_the_adapter_saves_and_loads(trained: Any, base: Path) -> None:
     import torch
 
-    from alias_fixtures.hf_model import HFSpec, load_hf
+    from alias_fixtures.models.hf import HFSpec, load_hf
 
     config = json.loads((trained.adapter / "adapter_config.json").read_text())
     assert config["r"] == 16 and sorted(config["target_modules"]) == sorted(TARGETS)
@@ -180,8 +180,8 @@ def test_the_adapter_saves_and_loads(trained: Any, base: Path) -> None:
 
 def test_the_seen_half_gains_more_likelihood(trained: Any, base: Path, tasks: dict[str, Task],
                                              split: dict[str, Any]) -> None:
-    from alias_fixtures.hf_model import HFSpec, load_hf
-    from alias_fixtures.likelihood import score_loaded
+    from alias_fixtures.models.hf import HFSpec, load_hf
+    from alias_fixtures.probes.likelihood import score_loaded
 
     ordered = [tasks[t] for t in sorted(tasks)]
     scores = {}

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from alias_fixtures.gencache import CachedModel, GenerationCache, generation_key, request_key
-from alias_fixtures.models import (
+from alias_fixtures.models.cache import CachedModel, GenerationCache, generation_key, request_key
+from alias_fixtures.models.registry import (
     Generation,
     GenerationParams,
     GenerationRequest,

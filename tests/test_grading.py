@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from alias_fixtures.grading import grade_output, own_modules
-from alias_fixtures.tasks import builtin_tasks
-from alias_fixtures.variants import make_variant
-from tlc_harness.runner import Harness
+from alias_fixtures.grading.grade import grade_output, own_modules
+from alias_fixtures.tasks.task import builtin_tasks
+from alias_fixtures.tasks.variants import make_variant
+from tlc_harness.tools.runner import Harness
 
 TASK = next(t for t in builtin_tasks() if t.id == "bank_transfer")  # BankTransfer EXTENDS BankLedger
 

@@ -25,9 +25,9 @@ from hypothesis import strategies as st
 from tlc_harness.behavior.checks import GraphVerdict, forward, reverse
 from tlc_harness.behavior.graphs import Exploration, GraphError, StateGraph, explore, read_dot
 from tlc_harness.behavior.values import Fn, ModelValue, Value, parse_value
-from tlc_harness.cfg import ModelConfig, parse_cfg
-from tlc_harness.runner import Harness
-from tlc_harness.spec import SpecSource
+from tlc_harness.source.cfg import ModelConfig, parse_cfg
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecSource
 
 ROOT = Path(__file__).resolve().parent.parent
 BANK = ROOT / "alias_fixtures" / "builtin_tasks" / "bank_transfer"
@@ -890,8 +890,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from tlc_harness.behavior.graphs import explore
 from tlc_harness.behavior.values import parse_value
-from tlc_harness.cfg import parse_cfg
-from tlc_harness.spec import SpecSource
+from tlc_harness.source.cfg import parse_cfg
+from tlc_harness.tools.spec import SpecSource
 
 args = json.loads(sys.argv[1])
 

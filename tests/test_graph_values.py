@@ -36,9 +36,9 @@ from tlc_harness.behavior.values import (
     to_tla,
     translate,
 )
-from tlc_harness.cfg import parse_cfg
-from tlc_harness.runner import Harness
-from tlc_harness.spec import SpecSource
+from tlc_harness.source.cfg import parse_cfg
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecSource
 
 A, B, C = ModelValue("a"), ModelValue("b"), ModelValue("c")
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from alias_fixtures.hf_model import DEFAULT_MAX_NEW_TOKENS, case_seed, parse_hf_spec
-from alias_fixtures.models import GenerationParams, GenerationRequest, ModelError, make_model
-from alias_fixtures.prompts import render_prompt
-from alias_fixtures.tasks import Task, builtin_tasks
+from alias_fixtures.models.hf import DEFAULT_MAX_NEW_TOKENS, case_seed, parse_hf_spec
+from alias_fixtures.models.registry import GenerationParams, GenerationRequest, ModelError, make_model
+from alias_fixtures.tasks.prompts import render_prompt
+from alias_fixtures.tasks.task import Task, builtin_tasks
 
 ROOT = Path(__file__).resolve().parent.parent
 TASK_ID = "hour_clock"
@@ -112,7 +112,7 @@ def test_finish_reason_and_truncation(tiny: dict[str, Path], task: Task) -> None
     # a model that ends at once: every position's final state points at the end token
     import torch
 
-    from alias_fixtures.hf_model import HFModel
+    from alias_fixtures.models.hf import HFModel
 
     assert isinstance(model, HFModel)
     gpt = model.model

@@ -1,4 +1,4 @@
-"""Tests of `tlc_harness.identifiers`: definitions, uses, kinds, and resolver coverage."""
+"""Tests of `tlc_harness.source.identifiers`: definitions, uses, kinds, and resolver coverage."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tlc_harness.identifiers import (
+from tests.conftest import shared_corpus
+from tlc_harness.source.identifiers import (
     STANDARD_MODULES,
     TLA_KEYWORDS,
     ModuleIdentifiers,
@@ -21,9 +22,7 @@ from tlc_harness.identifiers import (
     analyze_task,
     standard_operator_names,
 )
-from tlc_harness.tla_stdlib import STANDARD_EXPORTS, STANDARD_LOCAL_NAMES
-
-from .conftest import shared_corpus
+from tlc_harness.source.stdlib import STANDARD_EXPORTS, STANDARD_LOCAL_NAMES
 
 DATA = Path(__file__).parent / "data" / "rename"
 CORPUS = (shared_corpus() or Path("shared-corpus-absent")) / "tlaplus-examples"
@@ -176,7 +175,7 @@ def test_standard_names() -> None:
 
 def _jar() -> Path | None:
     try:
-        from tlc_harness.toolchain import ToolchainError, find_jar
+        from tlc_harness.tools.toolchain import ToolchainError, find_jar
     except ImportError:  # pragma: no cover
         return None
     try:

@@ -1,4 +1,4 @@
-"""The inspect_ai task and scorer (alias_fixtures.inspect_tasks) and reports from inspect logs.
+"""The inspect_ai task and scorer (alias_fixtures.inspect_eval.tasks) and reports from inspect logs.
 
 Offline: inspect's mock model (its outputs carry no module, so every grade fails at
 extraction) and `alias/reference` (each variant's own reference, so every grade passes) on
@@ -26,8 +26,8 @@ from inspect_ai.log import EvalLog  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 
 from alias_cli.main import main  # noqa: E402
-from alias_fixtures.inspect_cases import inspect_settings  # noqa: E402
-from alias_fixtures.session import AliasSession, CaseSpec  # noqa: E402
+from alias_fixtures.inspect_eval.cases import inspect_settings  # noqa: E402
+from alias_fixtures.plugin.session import AliasSession, CaseSpec  # noqa: E402
 from reports.inspect_log import inspect_records  # noqa: E402
 from reports.results_file import ResultsWriter, read_lines  # noqa: E402
 
@@ -221,7 +221,7 @@ def test_settings_fail_early() -> None:
 
 
 def test_nothing_else_imports_inspect_at_start_up() -> None:
-    code = ("import sys, alias_cli.main, alias_fixtures.plugin, alias_fixtures.session, "
+    code = ("import sys, alias_cli.main, alias_fixtures.plugin.hooks, alias_fixtures.plugin.session, "
             "reports.render, reports.results_file, alias_cli.report_cmd\n"
             "assert 'inspect_ai' not in sys.modules, 'inspect_ai imported'")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

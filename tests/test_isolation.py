@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tlc_harness.results import Verdict
-from tlc_harness.runner import Harness
-
-from .conftest import FIXTURES
+from tests.conftest import FIXTURES
+from tlc_harness.tools.results import Verdict
+from tlc_harness.tools.runner import Harness
 
 ENDLESS = FIXTURES / "verdicts" / "Endless.tla"
 
@@ -61,7 +60,7 @@ def test_timeout_kills_and_cleans(backend: str, tmp_path: Path) -> None:
 
 def test_run_sees_only_its_files(harness: Harness, tmp_path: Path) -> None:
     (tmp_path / "Secret.tla").write_text("---- MODULE Secret ----\nS == 1\n====\n")
-    from tlc_harness.spec import SpecSource
+    from tlc_harness.tools.spec import SpecSource
 
     spec = SpecSource("Peek", {"Peek.tla": "---- MODULE Peek ----\nEXTENDS Secret\n====\n"})
     result = harness.parse(spec)
@@ -76,7 +75,7 @@ CHILD = textwrap.dedent("""
     # A shell that starts jobs in the background makes them ignore SIGINT; this child must
     # behave like a program the user interrupts, whatever started the test run.
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    from tlc_harness.runner import Harness
+    from tlc_harness.tools.runner import Harness
     h = Harness(backend=sys.argv[1], tmp_root=sys.argv[2])
     print("started", flush=True)
     h.check(sys.argv[3], timeout=120)

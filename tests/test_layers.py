@@ -1,5 +1,6 @@
 """The import layers: `alias_cli` and `benchmarks` over `alias_fixtures` over `reports` over
-`tlc_harness`, and no import cycle between modules (imports inside functions count too).
+`tlc_harness`, the layers inside `alias_fixtures` and `tlc_harness`, and no import cycle
+between modules (imports inside functions count too).
 
 The layer contract is import-linter's, read from pyproject.toml (`lint-imports` runs the same
 contract in `tox -e lint`); the cycle check walks the same import graph with grimp.
@@ -44,3 +45,12 @@ def test_the_contract_names_every_package() -> None:
         assert name in section, name
     for name in PACKAGES:  # and each is a package
         assert (CHECKOUT / name / "__init__.py").is_file(), name
+
+
+def test_every_subpackage_is_in_a_layer() -> None:
+    """A new subpackage must be placed in its package's layer contract."""
+    text = (CHECKOUT / "pyproject.toml").read_text(encoding="utf-8")
+    for package in ("alias_fixtures", "tlc_harness"):
+        for sub in sorted((CHECKOUT / package).iterdir()):
+            if (sub / "__init__.py").is_file():
+                assert f'"{sub.name}' in text or f"| {sub.name}" in text, f"{package}.{sub.name}"

@@ -1,4 +1,4 @@
-"""The module library (`tlc_harness/library`): each operator against hand-computed values run
+"""The module library (`tlc_harness/tools/library`): each operator against hand-computed values run
 through TLC, proofs citing TLAPS pragmas, which copy of a module a run gets, and the records.
 
 Operator checks are ASSUMEs: TLC evaluates every ASSUME before exploring, and a false one ends
@@ -14,16 +14,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from alias_fixtures.extract import forbidden_imports
-from alias_fixtures.grading import grade_output
-from alias_fixtures.provenance import run_header
-from alias_fixtures.tasks import builtin_tasks
-from alias_fixtures.variants import make_variant
-from tlc_harness.cfg import ModelConfig
-from tlc_harness.library import ModuleLibrary, bundled_library, imported_modules
-from tlc_harness.results import CheckResult, Verdict
-from tlc_harness.runner import Harness
-from tlc_harness.spec import SpecSource
+from alias_fixtures.grading.extract import forbidden_imports
+from alias_fixtures.grading.grade import grade_output
+from alias_fixtures.plugin.provenance import run_header
+from alias_fixtures.tasks.task import builtin_tasks
+from alias_fixtures.tasks.variants import make_variant
+from tlc_harness.source.cfg import ModelConfig
+from tlc_harness.tools.library import ModuleLibrary, bundled_library, imported_modules
+from tlc_harness.tools.results import CheckResult, Verdict
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecSource
 
 ASSUMPTION_FALSE_CODE = 2104
 ASSUMPTION_FALSE_EXIT = 10

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from alias_cli.main import build_parser, main
-from alias_fixtures.likelihood import (
+from alias_fixtures.probes.likelihood import (
     byte_to_char_spans,
     condition_names,
     identifier_spans,
@@ -23,8 +23,8 @@ from alias_fixtures.likelihood import (
     structural_names,
     variant_reference,
 )
-from alias_fixtures.tasks import builtin_tasks
-from alias_fixtures.variants import make_variant
+from alias_fixtures.tasks.task import builtin_tasks
+from alias_fixtures.tasks.variants import make_variant
 from reports.likelihood_stats import (
     condition_means,
     exposure_effects,

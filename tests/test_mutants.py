@@ -1,4 +1,4 @@
-"""Tests of `tlc_harness.mutants`: one-site mutants of reference modules (negative controls)."""
+"""Tests of `tlc_harness.behavior.mutants`: one-site mutants of reference modules (negative controls)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from alias_fixtures.tasks import Task, builtin_tasks
-from tlc_harness.cfg import parse_cfg
-from tlc_harness.mutants import (
+from alias_fixtures.tasks.task import Task, builtin_tasks
+from tlc_harness.behavior.mutants import (
     KINDS,
     Mutant,
     Site,
@@ -20,8 +19,9 @@ from tlc_harness.mutants import (
     mutants,
     mutation_sites,
 )
-from tlc_harness.runner import Harness
-from tlc_harness.spec import SpecSource
+from tlc_harness.source.cfg import parse_cfg
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecSource
 
 TASKS = {t.id: t for t in builtin_tasks()}
 SAMPLE = ["two_phase_commit", "water_jugs", "peterson_mutex", "elevator", "hour_clock",

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from alias_cli.main import main
-from alias_fixtures.extract import MAX_REPLY_CHARS, extract_module
-from alias_fixtures.grading import grade_output
-from alias_fixtures.tasks import builtin_tasks
-from alias_fixtures.variants import make_variant
-from tlc_harness.runner import Harness
+from alias_fixtures.grading.extract import MAX_REPLY_CHARS, extract_module
+from alias_fixtures.grading.grade import grade_output
+from alias_fixtures.tasks.task import builtin_tasks
+from alias_fixtures.tasks.variants import make_variant
+from tlc_harness.tools.runner import Harness
 
 MODULE = "---- MODULE HourClock ----\nVARIABLE hr\nInit == hr = 1\nNext == hr' = hr\n====\n"
 

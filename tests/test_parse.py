@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from tlc_harness.runner import Harness
-from tlc_harness.spec import MAX_FILE_BYTES, SpecInputError, SpecSource
-
-from .conftest import FIXTURES
+from tests.conftest import FIXTURES
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import MAX_FILE_BYTES, SpecInputError, SpecSource
 
 S = FIXTURES / "sany"
 

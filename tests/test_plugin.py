@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from alias_fixtures.tasks import builtin_tasks_dir
+from alias_fixtures.tasks.task import builtin_tasks_dir
+from reports.schema import CaseRecord, undeclared
+from reports.stand_ins import stand_in
 
 pytest_plugins = ["pytester"]
 
@@ -57,6 +59,9 @@ def test_reference_run_with_xdist_writes_one_line_per_case(pytester: pytest.Pyte
         assert isinstance(grades, dict)
         assert all(grades[g]["passed"] for g in ("parse", "name", "behavior")), case
         assert case["schema_version"] == 1 and case["infra_error"] is None
+        assert undeclared(case, CaseRecord) == [], "a field the record schema lacks"
+        assert case["run_id"] == rows[0]["run_id"]
+    assert rows[0]["stand_in"] == stand_in("reference")
     result.stdout.fnmatch_lines(["*ALIAS summary*", "*original*100.0%*"])
 
 

@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from tlc_harness.pool import WorkerReply
-from tlc_harness.results import Verdict
-from tlc_harness.runner import Harness
-
-from .conftest import FIXTURES
+from tests.conftest import FIXTURES
+from tlc_harness.tools.pool import WorkerReply
+from tlc_harness.tools.results import Verdict
+from tlc_harness.tools.runner import Harness
 
 OK = FIXTURES / "verdicts" / "Ok.tla"
 

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from alias_cli.main import main
-from alias_fixtures.continuation import continuation_prompt, reference_location, split_prefix
-from alias_fixtures.models import GenerationRequest, ModelError, make_model
-from alias_fixtures.propose_names import names_prompt, parse_name_map
-from alias_fixtures.scripted import continue_file
-from alias_fixtures.tasks import builtin_tasks
+from alias_fixtures.models.propose_names import names_prompt, parse_name_map
+from alias_fixtures.models.registry import GenerationRequest, ModelError, make_model
+from alias_fixtures.models.scripted import continue_file
+from alias_fixtures.probes.continuation import continuation_prompt, reference_location, split_prefix
+from alias_fixtures.tasks.task import builtin_tasks
 from reports.probe_rows import read_probe_files
 from reports.probe_writer import PROBE_PROPERTY, ProbeRowsPlugin
 

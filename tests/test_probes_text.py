@@ -14,7 +14,17 @@ from rouge_score import rouge_scorer
 
 import reports.similarity as sim
 from alias_cli.main import main
-from alias_fixtures.continuation import (
+from alias_fixtures.models.propose_names import (
+    ProposalError,
+    layout_risks,
+    parse_name_map,
+    propose_names,
+    sanitize,
+    targets,
+    write_name_map,
+)
+from alias_fixtures.models.registry import Generation, GenerationRequest, ModelError
+from alias_fixtures.probes.continuation import (
     ContinuationRow,
     FileLocation,
     continuation_correlation,
@@ -24,22 +34,12 @@ from alias_fixtures.continuation import (
     reply_text,
     split_prefix,
 )
-from alias_fixtures.models import Generation, GenerationRequest, ModelError
-from alias_fixtures.propose_names import (
-    ProposalError,
-    layout_risks,
-    parse_name_map,
-    propose_names,
-    sanitize,
-    targets,
-    write_name_map,
-)
-from alias_fixtures.tasks import Task, builtin_tasks
-from alias_fixtures.variants import build_variant, load_name_map, make_variant
+from alias_fixtures.tasks.task import Task, builtin_tasks
+from alias_fixtures.tasks.variants import build_variant, load_name_map, make_variant
 from reports.records import records_to_frame
-from tlc_harness.rename import validate_map
-from tlc_harness.runner import Harness
-from tlc_harness.tla_tokens import longest_common_run, strip_comments, tla_tokens
+from tlc_harness.source.rename import validate_map
+from tlc_harness.source.tokens import longest_common_run, strip_comments, tla_tokens
+from tlc_harness.tools.runner import Harness
 
 TASKS = {t.id: t for t in builtin_tasks()}
 

@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from alias_fixtures.models import GenerationParams, GenerationRequest, ModelError, make_model
-from alias_fixtures.providers import (
+from alias_fixtures.models.providers import (
     AnthropicModel,
     Backoff,
     OpenAIModel,
@@ -22,6 +21,7 @@ from alias_fixtures.providers import (
     provider_slots,
     retry_after_seconds,
 )
+from alias_fixtures.models.registry import GenerationParams, GenerationRequest, ModelError, make_model
 from tests.conftest import ROOT
 from tests.fakeapi import FakeAPI, Reply, anthropic_message, error_body, openai_completion
 
@@ -364,7 +364,7 @@ def test_missing_sdk_is_a_model_error(sdk: str, monkeypatch: pytest.MonkeyPatch)
 
 def test_module_imports_without_the_sdks() -> None:
     code = ("import sys; sys.modules['anthropic'] = sys.modules['openai'] = None; "
-            "import alias_fixtures.providers as p; print(p.AnthropicModel.provider)")
+            "import alias_fixtures.models.providers as p; print(p.AnthropicModel.provider)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           timeout=60, check=False)
     assert (done.returncode, done.stdout.strip()) == (0, "anthropic"), done.stderr

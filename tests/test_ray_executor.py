@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from alias_fixtures.controls import seeded_mutants
-from alias_fixtures.executors import ExecutorError, GradeJob, GradeResult, make_executor
-from alias_fixtures.executors.local import LocalExecutor
-from alias_fixtures.executors.ray_pool import LOCAL_RAY_ENV, RayExecutor
-from alias_fixtures.tasks import builtin_tasks
-from alias_fixtures.variants import build_variant
+from alias_fixtures.grading.controls import seeded_mutants
+from alias_fixtures.grading.executors import ExecutorError, GradeJob, GradeResult, make_executor
+from alias_fixtures.grading.executors.local import LocalExecutor
+from alias_fixtures.grading.executors.ray_pool import LOCAL_RAY_ENV, RayExecutor
+from alias_fixtures.tasks.task import builtin_tasks
+from alias_fixtures.tasks.variants import build_variant
+from tlc_harness.behavior.mutants import behaves_differently
 from tlc_harness.behavior.options import BehaviorOptions
-from tlc_harness.mutants import behaves_differently
-from tlc_harness.runner import Harness
+from tlc_harness.tools.runner import Harness
 
 for _name, _value in LOCAL_RAY_ENV.items():  # read when Ray is imported: loopback, no stats
     os.environ.setdefault(_name, _value)

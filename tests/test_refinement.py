@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from tlc_harness.behavior.search import SpecShape, candidate_mappings, infer_types, ranked_pairs
 from tlc_harness.behavior.wrappers import Reference, _definition_body, behavior_grade
-from tlc_harness.cfg import parse_cfg
-from tlc_harness.rename import rename_module_names, rename_modules
-from tlc_harness.runner import Harness
+from tlc_harness.source.cfg import parse_cfg
+from tlc_harness.source.rename import rename_module_names, rename_modules
+from tlc_harness.tools.runner import Harness
 
 DATA = Path(__file__).parent / "data" / "overrides"
 FILES = {p.name: p.read_text(encoding="utf-8") for p in sorted(DATA.glob("*.tla"))}

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from alias_cli.main import main
-from alias_fixtures.executors import GradeJob, GradeResult
-from alias_fixtures.executors.local import LocalExecutor
-from alias_fixtures.executors.ray_pool import LOCAL_RAY_ENV
-
-from .conftest import ROOT
+from alias_fixtures.grading.executors import GradeJob, GradeResult
+from alias_fixtures.grading.executors.local import LocalExecutor
+from alias_fixtures.grading.executors.ray_pool import LOCAL_RAY_ENV
+from reports.schema import CaseRecord, undeclared
+from tests.conftest import ROOT
 
 for _name, _value in LOCAL_RAY_ENV.items():  # read when Ray is imported: loopback, no stats
     os.environ.setdefault(_name, _value)
@@ -92,6 +92,13 @@ def test_regrade_locally_reproduces_the_verdicts(saved_run: Path, tmp_path: Path
     new = tmp_path / "local" / "results.jsonl"
     assert verdicts(new) == verdicts(saved_run)
     assert {r["regrade"]["executor"] for r in cases(new).values()} == {"local"}
+    new_header = json.loads(new.read_text().splitlines()[0])
+    old_header = json.loads(saved_run.read_text().splitlines()[0])
+    assert new_header["run_id"] != old_header["run_id"]
+    assert new_header["regrade"]["source_run_id"] == old_header["run_id"]
+    for record in cases(new).values():
+        assert record["run_id"] == new_header["run_id"]
+        assert undeclared(record, CaseRecord) == [], "a field the record schema lacks"
     captured = capsys.readouterr()
     assert "regrade [" in captured.err and "8/8 cases" in captured.err  # the progress line
     assert (tmp_path / "local" / "report").is_dir()

@@ -1,4 +1,4 @@
-"""Tests of `tlc_harness.rename`: consistent identifier renaming of modules and cfg files."""
+"""Tests of `tlc_harness.source.rename`: consistent identifier renaming of modules and cfg files."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tlc_harness.cfg import parse_cfg
-from tlc_harness.identifiers import analyze_task
-from tlc_harness.rename import (
+from tests.conftest import shared_corpus
+from tlc_harness.source.cfg import parse_cfg
+from tlc_harness.source.identifiers import analyze_task
+from tlc_harness.source.rename import (
     RenameError,
     RenameMap,
     random_rename_map,
@@ -22,9 +23,7 @@ from tlc_harness.rename import (
     renameable_names,
     validate_map,
 )
-from tlc_harness.tla_stdlib import TLA_KEYWORDS, standard_operator_names
-
-from .conftest import shared_corpus
+from tlc_harness.source.stdlib import TLA_KEYWORDS, standard_operator_names
 
 DATA = Path(__file__).parent / "data" / "rename"
 CORPUS = (shared_corpus() or Path("shared-corpus-absent")) / "tlaplus-examples"
@@ -61,8 +60,8 @@ def _model_modules(entry: dict[str, object]) -> dict[str, str]:
 def _sany_ok(modules: Mapping[str, str], main: str) -> tuple[bool, str]:
     """Parse `main` with SANY in a directory holding only `modules`."""
     try:
-        from tlc_harness.process import run_process
-        from tlc_harness.toolchain import ToolchainError, get_toolchain
+        from tlc_harness.tools.process import run_process
+        from tlc_harness.tools.toolchain import ToolchainError, get_toolchain
 
         tools = get_toolchain()
     except (ImportError, ToolchainError) as exc:  # pragma: no cover

@@ -17,10 +17,10 @@ from alias_cli.main import main
 from reports.exposure import EXPOSURE_SEED, exposure_split
 from reports.likelihood_stats import paired_difference
 from reports.probe_rows import KEYS, read_probe_files
-from reports.records import PROBE_KINDS, StatsError
+from reports.records import StatsError
 from reports.render import ExposurePair, write_report
-
-from .test_render import FAST, strict_json, write_run
+from reports.schema import PROBE_KINDS
+from tests.test_render import FAST, strict_json, write_run
 
 TASKS = ("t1", "t2", "t3", "t4")
 PROBE_FILES = ("similarity.csv", "likelihood.csv", "likelihood_exposure.csv", "continuation.csv",

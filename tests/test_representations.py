@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from alias_fixtures.tasks import Task, builtin_tasks
+from alias_fixtures.tasks.task import Task, builtin_tasks
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.representations import (
     ALL_KINDS,
@@ -18,8 +18,8 @@ from tlc_harness.behavior.representations import (
     representation_variants,
 )
 from tlc_harness.behavior.values import FALSE, TRUE, ModelValue, Value
-from tlc_harness.cfg import parse_cfg
-from tlc_harness.runner import Harness
+from tlc_harness.source.cfg import parse_cfg
+from tlc_harness.tools.runner import Harness
 
 TASKS = {t.id: t for t in builtin_tasks()}
 

@@ -10,8 +10,7 @@ import pytest
 from reports.render import write_report
 from reports.stand_ins import stand_in, stand_in_note
 from reports.summary import summary_lines
-
-from .test_render import FAST, write_run
+from tests.test_render import FAST, write_run
 
 
 @pytest.mark.parametrize(("model", "kind"), [("demo", "demo"), ("scripted", "scripted"),

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from alias_fixtures.corpus_loaders import load_examples, load_tasks, load_tlabench
-from alias_fixtures.tasks import TaskError, builtin_tasks, load_task, load_task_dir, task_modules
-from tlc_harness.runner import Harness
+from alias_fixtures.tasks.loaders import load_examples, load_tasks, load_tlabench
+from alias_fixtures.tasks.task import TaskError, builtin_tasks, load_task, load_task_dir, task_modules
+from tlc_harness.tools.runner import Harness
 
 CLOCK = "---- MODULE Clock ----\nEXTENDS Naturals\nVARIABLE h\nInit == h = 1\n" \
         "Next == h' = IF h = 3 THEN 1 ELSE h + 1\nSpec == Init /\\ [][Next]_h\n====\n"
@@ -125,8 +125,8 @@ def test_a_verification_cut_short_by_a_limit_is_not_cached(harness: Harness,
     """A resource limit under load says nothing about the variant: the next run checks again."""
     import dataclasses
 
-    from alias_fixtures.variants import VariantStore, build_variant, check_original
-    from tlc_harness.results import Verdict
+    from alias_fixtures.tasks.variants import VariantStore, build_variant, check_original
+    from tlc_harness.tools.results import Verdict
 
     task = next(t for t in builtin_tasks() if t.id == "barrier_sync")
     limited = dataclasses.replace(check_original(harness, task), verdict=Verdict.RESOURCE_LIMIT)

@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from tlc_harness.results import Verdict
-from tlc_harness.runner import Harness
-from tlc_harness.toolchain import ToolchainError, get_toolchain
-
-from .conftest import FIXTURES
+from tests.conftest import FIXTURES
+from tlc_harness.tools.results import Verdict
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.toolchain import ToolchainError, get_toolchain
 
 
 def test_default_toolchain_describes_itself() -> None:

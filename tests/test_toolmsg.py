@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tlc_harness.interpret import interpret_tlc
-from tlc_harness.results import Verdict
-from tlc_harness.toolmsg import parse_state, parse_tool_output
+from tlc_harness.tools.interpret import interpret_tlc
+from tlc_harness.tools.results import Verdict
+from tlc_harness.tools.toolmsg import parse_state, parse_tool_output
 
 
 def msg(code: int, body: str, sev: int = 0) -> str:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tlc_harness.results import Verdict
-from tlc_harness.runner import Harness
-
-from .conftest import FIXTURES
+from tests.conftest import FIXTURES
+from tlc_harness.tools.results import Verdict
+from tlc_harness.tools.runner import Harness
 
 V = FIXTURES / "verdicts"
 
@@ -72,7 +71,7 @@ def test_out_of_memory_is_resource_limit(tmp_path_factory: pytest.TempPathFactor
 
 def test_deadlock_flag_from_cfg_compat(harness: Harness) -> None:
     text = (V / "Deadlock.cfg").read_text() + "CHECK_DEADLOCK FALSE\n"
-    from tlc_harness.cfg import parse_cfg
+    from tlc_harness.source.cfg import parse_cfg
 
     result = harness.check(V / "Deadlock.tla", parse_cfg(text))
     assert result.verdict is Verdict.OK

@@ -6,9 +6,9 @@ chat format shared with the ``hf:`` adapter (``chat``), the whole experiment
 torch, transformers and peft are imported only when a function needs them.
 """
 
-from .data import ARMS
-from .lora import FinetuneError, FinetuneResult, finetune
-from .settings import LoraSettings, TrainSettings
+from alias_fixtures.training.data import ARMS
+from alias_fixtures.training.lora import FinetuneError, FinetuneResult, finetune
+from alias_fixtures.training.settings import LoraSettings, TrainSettings
 
 __all__ = ["ARMS", "FinetuneError", "FinetuneResult", "LoraSettings", "TrainSettings",
            "finetune"]

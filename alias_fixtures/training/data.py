@@ -24,9 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..prompts import render_prompt
-from ..tasks import Task
-from .chat import answer_text, completion_text, encode_continuation, encode_prompt, prompt_text
+from alias_fixtures.models.chat import (
+    answer_text,
+    completion_text,
+    encode_continuation,
+    encode_prompt,
+    prompt_text,
+)
+from alias_fixtures.tasks.prompts import render_prompt
+from alias_fixtures.tasks.task import Task
 
 ARMS = ("task-pair", "spec-only")
 DEFAULT_MAX_TOKENS = 2048

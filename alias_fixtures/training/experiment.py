@@ -26,12 +26,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from alias_fixtures.tasks.loaders import load_tasks
+from alias_fixtures.tasks.task import Task, builtin_tasks
+from alias_fixtures.training.data import ARMS, write_split
+from alias_fixtures.training.settings import TrainSettings
 from reports.exposure import EXPOSURE_SEED, exposure_split
-
-from ..corpus_loaders import load_tasks
-from ..tasks import Task, builtin_tasks
-from .data import ARMS, write_split
-from .settings import TrainSettings
 
 HALVES = ("A", "B")
 DEFAULT_BENCHMARK = Path("benchmarks") / "test_cases.py"
@@ -126,8 +125,8 @@ def run_benchmark(spec: str, half: str, tasks: str, out: Path, settings: Experim
 def score_copy(base: Path, adapter: Path, spec: str, tasks: Sequence[Task], out: Path,
                settings: ExperimentSettings) -> Path:
     """The likelihood probe's rows of one copy, named by its model spec."""
-    from ..hf_model import HFSpec, load_hf
-    from ..likelihood import score_loaded
+    from alias_fixtures.models.hf import HFSpec, load_hf
+    from alias_fixtures.probes.likelihood import score_loaded
 
     model, tokenizer, _ = load_hf(HFSpec(base, adapter, settings.device, settings.dtype))
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -145,9 +144,8 @@ def run_experiment(base_model: str | Path, out: str | Path, tasks: str = "builti
                    progress: bool = True, log: Callable[[str], None] | None = None,
                    cwd: str | Path | None = None) -> ExperimentResult:
     """Run every stage; ``cwd`` is where the benchmark file resolves (the checkout)."""
+    from alias_fixtures.training.lora import finetune
     from reports.render import ExposurePair, write_report
-
-    from .lora import finetune
 
     settings = settings or ExperimentSettings()
     unknown = [a for a in settings.arms if a not in ARMS]

@@ -16,15 +16,26 @@ import json
 import math
 import sys
 import time
-import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .data import IGNORE, EncodedSet, encode_all, file_sha256, read_examples
-from .settings import TrainSettings, folder_sha256, training_record, write_training_json
+from alias_fixtures.models.local_weights import (
+    LocalWeightsError,
+    load_model,
+    position_limit,
+    quiet_library_warnings,
+    resolve_device,
+    resolve_dtype,
+)
+from alias_fixtures.training.data import IGNORE, EncodedSet, encode_all, file_sha256, read_examples
+from alias_fixtures.training.settings import (
+    TrainSettings,
+    folder_sha256,
+    training_record,
+    write_training_json,
+)
 
 ADAPTER_DIR = "adapter"
 CHECKPOINT_DIR = "checkpoint"
@@ -32,7 +43,7 @@ _STATE_FILE = "state.json"
 _TRAINER_FILE = "trainer.pt"
 
 
-class FinetuneError(RuntimeError):
+class FinetuneError(LocalWeightsError):
     """Fine-tuning cannot start or resume; the message says why."""
 
 
@@ -52,36 +63,6 @@ class FinetuneResult:
     @property
     def finished(self) -> bool:
         return self.steps == self.total_steps
-
-
-@contextmanager
-def quiet_library_warnings() -> Iterator[None]:
-    """peft calls a transformers property that transformers 5 marks deprecated."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*",
-                                category=FutureWarning)
-        yield
-
-
-def resolve_device(device: str) -> str:
-    import torch
-
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise FinetuneError(f"--device {device}: torch sees no CUDA device")
-    return device
-
-
-def resolve_dtype(dtype: str, device: str) -> str:
-    """``auto``: bfloat16 on a GPU that supports it, else float32."""
-    import torch
-
-    if dtype != "auto":
-        return dtype
-    if device.startswith("cuda") and torch.cuda.is_bf16_supported():
-        return "bfloat16"
-    return "float32"
 
 
 def lora_targets(model: Any, wanted: Sequence[str] | None) -> tuple[list[str], bool]:
@@ -167,7 +148,6 @@ def finetune(base_model: str | Path, train_files: str | Path | Sequence[str | Pa
     import torch
     from peft import LoraConfig, PeftModel, get_peft_model
 
-    from ..likelihood import LikelihoodError, load_model, position_limit
 
     settings = settings or TrainSettings()
     started = time.monotonic()
@@ -181,7 +161,7 @@ def finetune(base_model: str | Path, train_files: str | Path | Sequence[str | Pa
     dtype = resolve_dtype(settings.dtype, device)
     try:
         model, tokenizer = load_model(base, device=device, dtype=dtype)
-    except LikelihoodError as exc:
+    except LocalWeightsError as exc:
         raise FinetuneError(str(exc)) from exc
     limit = position_limit(model)
     max_tokens = min(settings.max_tokens, limit) if limit else settings.max_tokens

@@ -16,7 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+from reports.schema import TRAINING_SCHEMA_VERSION as SCHEMA_VERSION
+
 TRAINING_FILE = "training.json"
 LIBRARIES = ("torch", "transformers", "peft", "tokenizers", "safetensors", "accelerate")
 

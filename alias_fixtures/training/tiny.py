@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..tasks import Task
-from ..variants import make_variant
+from alias_fixtures.tasks.task import Task
+from alias_fixtures.tasks.variants import make_variant
 
 END = "<|endoftext|>"
 CHAT_TEMPLATE = (
@@ -39,7 +39,7 @@ def build_tiny_model(folder: str | Path, texts: Iterable[str], *, vocab_size: in
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-    from ..prompts import PROMPT_TEMPLATE
+    from alias_fixtures.tasks.prompts import PROMPT_TEMPLATE
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
-from .graphs import StateGraph
+from tlc_harness.behavior.graphs import StateGraph
 
 
 @dataclass(frozen=True)

@@ -16,17 +16,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..cfg import ModelConfig
-from ..results import LIMIT_VERDICTS, TraceState, Verdict
-from ..runner import Harness
-from ..spec import SpecSource
-from . import wrappers
-from .graphs import Exploration, StateGraph, default_cache, explore
-from .inference import Inferred, infer
-from .options import BehaviorOptions
-from .search import Candidate, _assignments, value_type
-from .values import to_tla
-from .wrappers import BehaviorResult, Reference
+from tlc_harness.behavior import wrappers
+from tlc_harness.behavior.graphs import Exploration, StateGraph, default_cache, explore
+from tlc_harness.behavior.inference import Inferred, infer
+from tlc_harness.behavior.options import BehaviorOptions
+from tlc_harness.behavior.search import Candidate, _assignments, value_type
+from tlc_harness.behavior.values import to_tla
+from tlc_harness.behavior.wrappers import BehaviorResult, Reference
+from tlc_harness.source.cfg import ModelConfig
+from tlc_harness.source.identifiers import analyze_module
+from tlc_harness.source.rename import RenameError
+from tlc_harness.tools.results import LIMIT_VERDICTS, TraceState, Verdict
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecInputError, SpecSource
 
 MAX_CONSTANT_MAPS = 3     # constant maps explored before giving up
 OUTPUT_FACTOR = 20        # an output may have this many times the reference's states (at least
@@ -40,8 +42,28 @@ _WRAPPER_TROUBLE = frozenset({Verdict.PARSE_ERROR, Verdict.CONFIG_BIND_FAIL,
 
 def grade_behavior(harness: Harness, ref: Reference, out_files: Mapping[str, str],
                    out_main: str, options: BehaviorOptions | None = None) -> BehaviorResult:
-    """The behavior verdict of the output against `ref`, by the engine `options` chooses."""
+    """The behavior verdict of the output against `ref`, by the engine `options` chooses.
+
+    An output whose main module tree-sitter cannot read (both engines take its variables and
+    constants from it), or that cannot be staged for TLC (its module names cannot be given
+    fresh names), is `undecided`, with the reason: the grader's limit, not the output's failure.
+    """
     options = options or BehaviorOptions()
+    start = time.monotonic()
+    source = out_files.get(f"{out_main}.tla")
+    if source is not None and not analyze_module(source).module:
+        return BehaviorResult("undecided", None, "tree-sitter cannot read the output's module, "
+                              "so its variables and constants are unknown to the grader",
+                              time.monotonic() - start, engine=options.engine)
+    try:
+        return _grade(harness, ref, out_files, out_main, options)
+    except (RenameError, SpecInputError) as exc:
+        return BehaviorResult("undecided", None, f"the output cannot be staged for TLC: {exc}",
+                              time.monotonic() - start, engine=options.engine)
+
+
+def _grade(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_main: str,
+           options: BehaviorOptions) -> BehaviorResult:
     if options.engine == "wrappers":
         return wrappers.behavior_grade(harness, ref, out_files, out_main, limit=options.limit,
                                        timeout=options.timeout)

@@ -14,8 +14,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .graphs import StateGraph
-from .values import Fn, ModelValue, Value, is_field_name, kind_of, sort_key, to_tla
+from tlc_harness.behavior.graphs import StateGraph
+from tlc_harness.behavior.values import Fn, ModelValue, Value, is_field_name, kind_of, sort_key, to_tla
 
 MAX_KEYS = 16       # fields or components a decomposition may have
 MAX_DEPTH = 2       # nesting of components

@@ -19,12 +19,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..cfg import ModelConfig, format_cfg
-from ..results import CheckResult, Verdict
-from ..runner import Harness
-from ..spec import SpecSource
-from .options import DEFAULT_BUDGET
-from .values import Value, ValueSyntaxError, parse_value
+from tlc_harness.behavior.options import DEFAULT_BUDGET
+from tlc_harness.behavior.values import Value, ValueSyntaxError, parse_value
+from tlc_harness.source.cfg import ModelConfig, format_cfg
+from tlc_harness.tools.results import CheckResult, Verdict
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecSource
 
 GRAPH_FORMAT = 3
 EXPLORE = "AliasExplore"

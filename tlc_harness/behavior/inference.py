@@ -22,11 +22,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from . import checks
-from .features import Feature, Part, hides_identities, output_features, signature
-from .graphs import StateGraph
-from .translation import Hints, Table, TextBuilder, atom_hints, exact_tables, loose_table
-from .values import FALSE, TRUE, Fn, Value, kind_of, to_tla, translate
+from tlc_harness.behavior import checks
+from tlc_harness.behavior.features import Feature, Part, hides_identities, output_features, signature
+from tlc_harness.behavior.graphs import StateGraph
+from tlc_harness.behavior.translation import Hints, Table, TextBuilder, atom_hints, exact_tables, loose_table
+from tlc_harness.behavior.values import FALSE, TRUE, Fn, Value, kind_of, to_tla, translate
 
 MAX_NODES = 20_000        # partial assignments tried
 MAX_FULL = 60             # full assignments checked on the graphs

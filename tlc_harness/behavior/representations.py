@@ -19,15 +19,26 @@ from dataclasses import dataclass, field, replace
 
 import tree_sitter
 
-from ..cfg import ModelConfig
-from ..results import Verdict
-from ..runner import Harness
-from ..spec import SpecSource
-from ..tla_nodes import parser
-from ..tla_stdlib import TLA_KEYWORDS, standard_names
-from .graphs import StateGraph, explore
-from .search import spec_shape
-from .values import FALSE, TRUE, Bool, Fn, ModelValue, Value, atoms, parse_value, to_tla, translate
+from tlc_harness.behavior.graphs import StateGraph, explore
+from tlc_harness.behavior.search import spec_shape
+from tlc_harness.behavior.values import (
+    FALSE,
+    TRUE,
+    Bool,
+    Fn,
+    ModelValue,
+    Value,
+    atoms,
+    parse_value,
+    to_tla,
+    translate,
+)
+from tlc_harness.source.cfg import ModelConfig
+from tlc_harness.source.nodes import parser
+from tlc_harness.source.stdlib import TLA_KEYWORDS, standard_names
+from tlc_harness.tools.results import Verdict
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecSource
 
 ALL_KINDS: tuple[str, ...] = ("record", "history", "derived_dropped", "bool_as_01",
                               "bool_as_strings", "model_values_as_strings")

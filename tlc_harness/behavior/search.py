@@ -16,8 +16,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..identifiers import analyze_task, module_name_of
-from .options import DEFAULT_LIMIT
+from tlc_harness.behavior.options import DEFAULT_LIMIT
+from tlc_harness.source.identifiers import analyze_task, module_of_file
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def spec_shape(files: Mapping[str, str], main: str,
                constant_values: Mapping[str, str] | None = None) -> SpecShape:
     """Variables and constants of `main` and the task modules it EXTENDS, in declaration order."""
     analyzed = analyze_task(files)
-    by_module = {info.module or module_name_of(f): info for f, info in analyzed.items()}
+    by_module = {info.module or module_of_file(f): info for f, info in analyzed.items()}
     variables: list[str] = []
     constants: list[str] = []
     definitions: set[str] = set()

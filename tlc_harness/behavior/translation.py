@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .values import (
+from tlc_harness.behavior.values import (
     FALSE,
     TRUE,
     Bool,

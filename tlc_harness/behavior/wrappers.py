@@ -13,25 +13,26 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..cfg import ModelConfig, format_cfg
-from ..identifiers import analyze_task
-from ..rename import rename_module_names
-from ..results import LIMIT_VERDICTS, CheckResult, TraceState, Verdict
-from ..runner import Harness
-from ..spec import SpecSource
-from ..tla_stdlib import TLA_KEYWORDS, standard_names
-from .options import DEFAULT_LIMIT
-from .search import (
+from tlc_harness.behavior.options import DEFAULT_LIMIT
+from tlc_harness.behavior.search import (
     Candidate,
     SpecShape,
     candidate_mappings,
     shape_mismatch,
     spec_shape,
 )
+from tlc_harness.source.cfg import ModelConfig, format_cfg
+from tlc_harness.source.identifiers import analyze_task
+from tlc_harness.source.rename import RenameError, rename_module_names
+from tlc_harness.source.stdlib import TLA_KEYWORDS, standard_names
+from tlc_harness.tools.results import LIMIT_VERDICTS, CheckResult, TraceState, Verdict
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecSource
 
 OUT_MODULE = "AliasOut"
 FORWARD = "AliasForward"
@@ -343,6 +344,8 @@ def _stage_output(files: Mapping[str, str], main: str, ref: Reference) -> _Stage
     names = {f[:-4] for f in files}
     table = {m: (OUT_MODULE if m == main else f"{OUT_MODULE}_{m}") for m in sorted(names)}
     renamed = rename_module_names(files, table)
+    if f"{OUT_MODULE}.tla" not in renamed:
+        raise RenameError([f"module {main} could not be renamed to {OUT_MODULE}"])
     values, _ = _constant_values(ref)
     ref_shape = spec_shape(ref.files, ref.main, values.literals)
     staged = _Staged(renamed, OUT_MODULE, spec_shape(renamed, OUT_MODULE), ref_shape,
@@ -524,7 +527,10 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
     first_trace: tuple[TraceState, ...] = ()
     passed_forward = False
     undecided = ""
+    failed: Counter[bool] = Counter()  # forward failures: at an evaluation error, or not
+    first_cand: Candidate | None = None
     for cand in candidate_mappings(st.ref_shape, st.out_shape, limit=limit):
+        first_cand = first_cand or cand
         t0 = time.monotonic()
         src, cfg = _forward(ref, st, cand, values)
         fwd = harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout, compat=True)
@@ -534,6 +540,7 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
                                     None, time.monotonic() - t0))
             continue
         if fwd.verdict is not Verdict.OK:
+            failed[fwd.verdict is Verdict.EVAL_ERROR] += 1
             if fwd.verdict in LIMIT_VERDICTS:
                 undecided = undecided or f"forward check under {cand.describe()}: {_label(fwd)}"
             if not first_trace and fwd.trace:
@@ -566,6 +573,27 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
         return BehaviorResult("reverse_fail", last, "the output allows too few behaviors "
                               "(reverse check failed under every mapping that passed forward)",
                               seconds, tuple(attempts), first_trace, runs)
+    if failed[True] and not failed[False] and len(attempts) == failed[True] and first_cand:
+        # An evaluation error under every mapping may be the mappings' fault (a reference
+        # function applied outside its domain) or the output's own: its run alone tells.
+        src, cfg = _forward(ref, st, first_cand, values)
+        own = harness.check(src, replace(cfg, invariants=(), properties=(), constraints=(),
+                                         action_constraints=()),
+                            tlc_args=ref.tlc_args, timeout=timeout, compat=True)
+        runs += 1
+        seconds = time.monotonic() - start
+        if own.verdict is Verdict.OK:
+            return BehaviorResult("no_mapping", last, f"every mapping's forward check stopped at "
+                                  f"an evaluation error (first: {attempts[0].forward}), and the "
+                                  f"output runs on its own: no mapping fits it",
+                                  seconds, tuple(attempts), first_trace, runs)
+        if own.verdict in LIMIT_VERDICTS:
+            return BehaviorResult("undecided", last, f"every mapping's forward check stopped at "
+                                  f"an evaluation error; the output's own run: {_label(own)}",
+                                  seconds, tuple(attempts), first_trace, runs)
+        return BehaviorResult("forward_fail", last, f"the output's own run fails under the "
+                              f"reference's constants ({_label(own)})", seconds,
+                              tuple(attempts), own.trace or first_trace, runs)
     return BehaviorResult("forward_fail", last, f"forward check failed under all "
                           f"{len(attempts)} mapping(s); first: {attempts[0].forward}",
                           seconds, tuple(attempts), first_trace, runs)

@@ -1,0 +1,1 @@
+"""Grading one output: extraction, parse/name/behavior grades, controls, executors."""

@@ -1,0 +1,192 @@
+"""Grade one model output for one variant: parse, name and behavior grades.
+
+- parse: extraction from the reply (`no_module`, `empty`, `too_large`), reference imports
+  (`forbidden_import`), then SANY with semantic errors counted (`parse_error`), else `ok`.
+- name: TLC on the output alone, under its own module name, with the variant's cfg (renamed
+  names in the renamed conditions) — as TLA+-Bench grades. Verdicts are the harness's.
+- behavior: refinement both ways against the variant's own reference under a searched mapping.
+  `not_covered` when the reference fails its own check.
+
+The output never sees the reference for the parse and name grades; for the behavior grade both
+are staged under distinct module names. Task files are only read.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from alias_fixtures.grading.extract import extract_module, forbidden_imports
+from alias_fixtures.tasks.descriptions import hidden_names
+from alias_fixtures.tasks.variants import Variant
+from reports.schema import GRADES
+from tlc_harness.behavior.engine import grade_behavior
+from tlc_harness.behavior.options import BehaviorOptions
+from tlc_harness.behavior.wrappers import BehaviorResult, Reference
+from tlc_harness.source.identifiers import analyze_module
+from tlc_harness.tools.results import Verdict
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecSource
+
+
+@dataclass(frozen=True)
+class Grade:
+    """One grade of a case: a verdict from a closed set, whether it passed, and why."""
+
+    verdict: str
+    passed: bool
+    seconds: float = 0.0
+    reason: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "passed": self.passed,
+                "seconds": round(self.seconds, 3), "reason": self.reason, **self.details}
+
+
+@dataclass(frozen=True)
+class CaseGrades:
+    """All grades of one output, plus what was extracted."""
+
+    parse: Grade
+    name: Grade
+    behavior: Grade
+    module_name: str | None = None
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"parse": self.parse.to_json(), "name": self.name.to_json(),
+                "behavior": self.behavior.to_json()}
+
+    @property
+    def infra_error(self) -> str | None:
+        for grade in (self.parse, self.name, self.behavior):
+            if grade.verdict == Verdict.INFRA_ERROR.value:
+                return grade.reason or "infrastructure error"
+        return None
+
+
+class ReferenceCoverage:
+    """Whether each variant's reference passes the behavior grade against itself (cached)."""
+
+    def __init__(self, harness: Harness, options: BehaviorOptions | None = None) -> None:
+        self.harness = harness
+        self.options = options or BehaviorOptions()
+        self._seen: dict[tuple[str, str, str], BehaviorResult] = {}
+
+    def check(self, variant: Variant) -> BehaviorResult:
+        key = (variant.task_id, variant.condition, str(sorted(variant.rename_map.items())))
+        if key not in self._seen:
+            ref = reference_of(variant)
+            self._seen[key] = grade_behavior(self.harness, ref, dict(variant.modules),
+                                             variant.main_module, self.options)
+        return self._seen[key]
+
+
+def reference_of(variant: Variant) -> Reference:
+    return Reference(variant.main_module, dict(variant.modules), variant.cfg, variant.tlc_args)
+
+
+def own_modules(text: str, others: Mapping[str, str]) -> dict[str, str]:
+    """The reply's other modules that its graded module EXTENDS or INSTANCEs, transitively.
+
+    A reply may bring its own helper modules, even under a reference module's name: they are
+    the model's text, not the reference's (which never reaches the output's directory)."""
+    found: dict[str, str] = {}
+    todo = [text]
+    while todo:
+        info = analyze_module(todo.pop())
+        for name in (*info.extends, *info.instances):
+            if name in others and name not in found:
+                found[name] = others[name]
+                todo.append(others[name])
+    return found
+
+
+def _skipped(verdict: str, reason: str) -> Grade:
+    return Grade(verdict, False, 0.0, reason)
+
+
+def grade_output(harness: Harness, variant: Variant, reply: str, *,
+                 coverage: ReferenceCoverage | None = None, grades: tuple[str, ...] = GRADES,
+                 behavior: BehaviorOptions | None = None,
+                 timeout: float | None = None) -> CaseGrades:
+    """Grade a model's raw reply against one variant (`behavior`: the engine and budgets)."""
+    extraction = extract_module(reply)
+    notes = tuple(extraction.notes)
+    if extraction.verdict != "ok" or extraction.text is None or extraction.module_name is None:
+        why = {"empty": "the reply is empty",
+               "too_large": extraction.notes[0] if extraction.notes else "the reply is too large",
+               }.get(extraction.verdict, "no `---- MODULE Name ----` header in the reply")
+        bad = _skipped(extraction.verdict, why)
+        return CaseGrades(bad, bad, bad, None, notes)
+    name, text = extraction.module_name, extraction.text
+    own = own_modules(text, extraction.other_modules)
+    imported = forbidden_imports(text, variant.module_names() - set(own))
+    if imported:
+        bad = _skipped("forbidden_import",
+                       f"the output imports reference module(s) {', '.join(imported)}")
+        return CaseGrades(bad, bad, bad, name, notes)
+    if own:
+        notes += (f"with the reply's own module(s) {', '.join(own)}",)
+    spec = SpecSource(name, {f"{name}.tla": text, **{f"{m}.tla": t for m, t in own.items()}})
+    parsed = harness.parse(spec)
+    if not parsed.ok:
+        verdict = Verdict.INFRA_ERROR.value if parsed.infra_error else "parse_error"
+        parse = Grade(verdict, False, parsed.seconds, "; ".join(parsed.errors[:3]),
+                      {"errors": list(parsed.errors)})
+        skipped = _skipped(verdict, "not run: the output does not parse")
+        return CaseGrades(parse, skipped, skipped, name, notes)
+    parse = Grade("ok", True, parsed.seconds)
+    name_grade = (_name_grade(harness, variant, spec, timeout) if "name" in grades
+                  else _skipped("not_run", "grade not requested"))
+    options = behavior or (coverage.options if coverage else BehaviorOptions())
+    if timeout is not None:
+        options = options.with_timeout(timeout)
+    behavior_grade = (_behavior_grade(harness, variant, spec, coverage, options)
+                if "behavior" in grades else _skipped("not_run", "grade not requested"))
+    return CaseGrades(parse, name_grade, behavior_grade, name, notes)
+
+
+def _name_grade(harness: Harness, variant: Variant, spec: SpecSource,
+                timeout: float | None) -> Grade:
+    result = harness.check(spec, variant.cfg, tlc_args=variant.tlc_args, timeout=timeout)
+    hidden = {h.name for h in hidden_names(variant.description, variant.cfg)}
+    # TLC stops at the first binding error and may name the output's own constant; which cfg
+    # names the output does not define at all is read from its text.
+    defined = set(analyze_module(spec.files[f"{spec.main}.tla"]).definitions)
+    undefined = [n for n in variant.cfg.referenced_names() if n not in defined]
+    missing = list(result.missing_names)
+    if result.verdict is Verdict.CONFIG_BIND_FAIL and undefined:
+        missing = undefined  # the cfg's names; TLC's own report stays in `tlc_missing`
+    reason = result.detail[:300]
+    if result.verdict is Verdict.CONFIG_BIND_FAIL and missing:
+        tags = [f"{m} (hidden name)" if m in hidden else m for m in missing]
+        reason = "not defined or without value: " + ", ".join(tags)
+    elif result.violated:
+        reason = f"{result.verdict.value.replace('_', ' ')}: {result.violated}"
+    elif result.vacuous:
+        reason = "TLC found no initial state (vacuous pass)"
+    return Grade(result.verdict.value, result.passed and not result.vacuous, result.seconds,
+                 reason, {"missing_names": missing, "tlc_missing": list(result.missing_names),
+                          "missing_hidden": [m for m in missing if m in hidden],
+                          "distinct_states": result.distinct_states,
+                          "vacuous": result.vacuous})
+
+
+def _behavior_grade(harness: Harness, variant: Variant, spec: SpecSource,
+                    coverage: ReferenceCoverage | None, options: BehaviorOptions) -> Grade:
+    start = time.monotonic()
+    if coverage is not None:
+        own = coverage.check(variant)
+        if not own.passed:
+            return Grade("not_covered", False, time.monotonic() - start,
+                         f"the reference fails its own behavior check ({own.verdict}: "
+                         f"{own.reason})", {"covered": False})
+    result = grade_behavior(harness, reference_of(variant), dict(spec.files), spec.main, options)
+    data = result.to_json()
+    data.pop("verdict"), data.pop("passed"), data.pop("reason"), data.pop("seconds")
+    data["covered"] = result.verdict != "not_covered"
+    return Grade(result.verdict, result.passed, result.seconds, result.reason, data)

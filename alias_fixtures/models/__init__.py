@@ -1,0 +1,1 @@
+"""Model adapters: the registry, hosted APIs, local weights, replays, the generation cache."""

@@ -1,0 +1,1 @@
+"""The pytest plugin: options, the run session, the run header, the hooks."""

@@ -1,0 +1,175 @@
+"""The `--alias-*` option group, mirrored as ini options so tox envs can set them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from reports.schema import CONDITIONS, GRADES
+from tlc_harness.behavior.options import ENGINES, BehaviorOptions
+
+# name, default, help (each also an ini option `alias_<name>`)
+OPTIONS: tuple[tuple[str, str, str], ...] = (
+    ("tasks", "builtin", "tasks: `builtin`, a folder of task folders, a tlaplus/Examples "
+     "checkout or a TLA+-Bench release"),
+    ("conditions", "original,random", "comma-separated conditions: original, random, meaningful"),
+    ("samples", "5", "samples per task and condition"),
+    ("model", "demo", "model: demo, reference, replay:PATH, anthropic:MODEL, openai:MODEL[@URL]"),
+    ("seed", "0", "run seed (renaming; the report's bootstrap seed is separate)"),
+    ("out", "alias-results/{model}", "folder for records, outputs, caches and the report "
+     "({model} is replaced by the model spec)"),
+    ("grades", "parse,name,behavior", "grades to compute"),
+    ("primary", "behavior", "grade that decides whether a case passes: name or behavior"),
+    ("maps", "", "folder of <task>.json name maps for the meaningful condition"),
+    ("temperature", "0.7", "sampling temperature"),
+    ("top-p", "0.95", "nucleus sampling top-p"),
+    ("max-tokens", "4096", "most new tokens per output"),
+    ("mappings", "60", "most mappings the wrapper engine of the behavior grade tries"),
+    ("behavior-engine", "auto", "behavior-grade engine: graphs (state graphs, mapping inferred "
+     "in memory), wrappers (variable bijections checked by TLC), auto (graphs within the graph "
+     "budget, else wrappers)"),
+    ("graph-budget", "50000", "most distinct states a state graph may have for the graphs "
+     "engine"),
+    ("timeout", "300", "TLC time limit per run, seconds"),
+    ("executor", "local", "where outputs are graded: local (this process), ray (a private "
+     "Ray on this machine, or the cluster of RAY_ADDRESS), ray:ADDRESS (an existing Ray "
+     "cluster: auto, HOST:PORT or ray://HOST:10001); needs the `ray` extra"),
+    ("style", "declarative_claude", "TLA+-Bench description style"),
+    ("exposure-half", "", "A or B: the half of the exposure split (seed 20260926) this model "
+     "was trained on; written into the run header for the report's Table 2"),
+)
+FLAGS: tuple[tuple[str, str], ...] = (
+    ("resume", "skip cases already recorded in the results file"),
+    ("strict", "let model failures fail the run (default: exit status reflects harness health)"),
+)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("alias", "ALIAS benchmark")
+    for name, default, text in OPTIONS:
+        group.addoption(f"--alias-{name}", dest=f"alias_{name.replace('-', '_')}", default=None,
+                        help=f"{text} (default: {default})")
+        parser.addini(f"alias_{name.replace('-', '_')}", text, default=default)
+    for name, text in FLAGS:
+        group.addoption(f"--alias-{name}", dest=f"alias_{name}", action="store_true",
+                        default=None, help=text)
+        parser.addini(f"alias_{name}", text, type="bool", default=False)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The options of one run, validated."""
+
+    tasks: str
+    conditions: tuple[str, ...]
+    samples: int
+    model: str
+    seed: str
+    out: str
+    grades: tuple[str, ...]
+    primary: str
+    maps: str
+    temperature: float
+    top_p: float
+    max_tokens: int
+    mappings: int
+    behavior_engine: str
+    graph_budget: int
+    timeout: float
+    executor: str
+    style: str
+    exposure_half: str
+    resume: bool
+    strict: bool
+
+    @property
+    def variant_cache(self) -> Path:
+        """The verified-variant cache of this run's out folder: the cases and the benchmark's
+        own tests (benchmarks/) read and write the same one."""
+        return Path(self.out) / "cache" / "variants"
+
+    def behavior_options(self) -> BehaviorOptions:
+        return BehaviorOptions(engine=self.behavior_engine, limit=self.mappings,
+                               budget=self.graph_budget, timeout=self.timeout)
+
+
+def _get(config: pytest.Config, name: str) -> str:
+    key = f"alias_{name.replace('-', '_')}"
+    value = config.getoption(key)
+    return str(config.getini(key) if value is None else value)
+
+
+def _safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+
+
+def read_settings(config: pytest.Config) -> Settings:
+    """Read and check the options; contradictions fail early with a UsageError."""
+    try:
+        conditions = tuple(c.strip() for c in _get(config, "conditions").split(",") if c.strip())
+        grades = tuple(g.strip() for g in _get(config, "grades").split(",") if g.strip())
+        settings = Settings(
+            tasks=_get(config, "tasks"), conditions=conditions,
+            samples=int(_get(config, "samples")), model=_get(config, "model"),
+            seed=_get(config, "seed"),
+            out=_get(config, "out").replace("{model}", _safe(_get(config, "model"))),
+            grades=grades,
+            primary=_get(config, "primary"), maps=_get(config, "maps"),
+            temperature=float(_get(config, "temperature")), top_p=float(_get(config, "top-p")),
+            max_tokens=int(_get(config, "max-tokens")), mappings=int(_get(config, "mappings")),
+            behavior_engine=_get(config, "behavior-engine"),
+            graph_budget=int(_get(config, "graph-budget")),
+            timeout=float(_get(config, "timeout")), executor=_get(config, "executor").strip(),
+            style=_get(config, "style"),
+            exposure_half=_get(config, "exposure-half").upper(),
+            resume=bool(config.getoption("alias_resume") or config.getini("alias_resume")),
+            strict=bool(config.getoption("alias_strict") or config.getini("alias_strict")),
+        )
+    except ValueError as exc:
+        raise pytest.UsageError(f"ALIAS: bad option value: {exc}") from exc
+    bad = [c for c in settings.conditions if c not in CONDITIONS]
+    if bad or not settings.conditions:
+        raise pytest.UsageError(f"--alias-conditions: unknown {bad or 'empty list'}; "
+                                f"choose from {', '.join(CONDITIONS)}")
+    if "meaningful" in settings.conditions and not settings.maps:
+        raise pytest.UsageError("--alias-conditions meaningful needs --alias-maps DIR")
+    if settings.exposure_half not in ("", "A", "B"):
+        raise pytest.UsageError("--alias-exposure-half must be A or B")
+    if settings.samples < 1:
+        raise pytest.UsageError("--alias-samples must be at least 1")
+    unknown = [g for g in settings.grades if g not in GRADES]
+    if unknown:
+        raise pytest.UsageError(f"--alias-grades: unknown grade(s) {unknown}")
+    if settings.behavior_engine not in ENGINES:
+        raise pytest.UsageError(f"--alias-behavior-engine must be one of {', '.join(ENGINES)}")
+    if settings.graph_budget < 2:
+        raise pytest.UsageError("--alias-graph-budget must be at least 2")
+    from alias_fixtures.grading.executors import ExecutorError, require_ray
+
+    try:
+        require_ray(settings.executor)
+    except ExecutorError as exc:
+        raise pytest.UsageError(f"--alias-executor: {exc}") from exc
+    if settings.primary not in ("name", "behavior"):
+        raise pytest.UsageError("--alias-primary must be `name` or `behavior`")
+    if settings.primary not in settings.grades:
+        raise pytest.UsageError(f"--alias-primary {settings.primary} is not among "
+                                f"--alias-grades {','.join(settings.grades)}")
+    return settings
+
+
+PROBE_DEFAULT_MODEL = "scripted"
+"""The model of benchmarks/test_probes*.py when `--alias-model` is not given: offline."""
+
+
+def probe_model(config: pytest.Config) -> str:
+    """The probes' model: `--alias-model` when given, else :data:`PROBE_DEFAULT_MODEL`."""
+    value = config.getoption("alias_model")
+    return str(value) if value else PROBE_DEFAULT_MODEL
+
+
+def out_folder(config: pytest.Config, model: str) -> str:
+    """The `--alias-out` folder with ``{model}`` filled in for ``model``."""
+    return _get(config, "out").replace("{model}", _safe(model))

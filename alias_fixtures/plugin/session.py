@@ -1,0 +1,260 @@
+"""One benchmark run's state: tasks, verified variants, the model, the harness; grades cases."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from alias_fixtures.grading.executors import (
+    GradeJob,
+    GradingExecutor,
+    apply_result,
+    make_executor,
+    parse_executor,
+)
+from alias_fixtures.grading.extract import extract_module
+from alias_fixtures.models.registry import (
+    GenerationParams,
+    GenerationRequest,
+    ModelAdapter,
+    ModelError,
+    make_model,
+)
+from alias_fixtures.plugin.options import Settings
+from alias_fixtures.tasks.descriptions import hidden_names
+from alias_fixtures.tasks.loaders import load_tasks
+from alias_fixtures.tasks.prompts import render_prompt
+from alias_fixtures.tasks.task import Task, builtin_tasks
+from alias_fixtures.tasks.variants import Variant, VariantStore, Verification, build_variant
+from reports.schema import RECORD_SCHEMA_VERSION as SCHEMA_VERSION
+from tlc_harness.tools.runner import Harness
+
+RESULTS_FILE = "results.jsonl"
+
+
+@dataclass(frozen=True)
+class CaseSpec:
+    """One (task, condition, sample); its id is stable across runs."""
+
+    task: str
+    condition: str
+    sample: int
+
+    @property
+    def id(self) -> str:
+        return f"{self.task}/{self.condition}/s{self.sample}"
+
+
+@dataclass
+class CaseOutcome:
+    """The record of a graded case and what it means for the test."""
+
+    record: dict[str, Any]
+    passed: bool
+    reason: str
+    infra_error: str | None = None
+
+
+@dataclass
+class AliasSession:
+    """Per-process run state; the harness and the model are started on first use."""
+
+    settings: Settings
+    tasks: dict[str, Task] = field(default_factory=dict)
+    _harness: Harness | None = None
+    _model: ModelAdapter | None = None
+    _executor: GradingExecutor | None = None
+    ray_address: str | None = None  # an xdist worker: the Ray its controller started
+    _own_ray: bool = False          # this process started a private Ray (closed with it)
+    _variants: dict[tuple[str, str], tuple[Variant | None, Verification]] = field(
+        default_factory=dict)
+
+    @classmethod
+    def start(cls, settings: Settings) -> AliasSession:
+        source = settings.tasks
+        tasks = builtin_tasks() if source == "builtin" else load_tasks(source, style=settings.style)
+        return cls(settings, {t.id: t for t in tasks})
+
+    @property
+    def out(self) -> Path:
+        return Path(self.settings.out)
+
+    @property
+    def results_path(self) -> Path:
+        return self.out / RESULTS_FILE
+
+    def cases(self) -> list[CaseSpec]:
+        return [CaseSpec(t, c, s) for t in sorted(self.tasks) for c in self.settings.conditions
+                for s in range(self.settings.samples)]
+
+    @property
+    def harness(self) -> Harness:
+        if self._harness is None:
+            self._harness = Harness(tlc_timeout=self.settings.timeout)
+        return self._harness
+
+    @property
+    def executor(self) -> GradingExecutor:
+        """Where outputs are graded (`--alias-executor`); a Ray pool holds one actor per
+        pytest process, which grades one case at a time (`-n N` keeps N cases in flight)."""
+        if self._executor is None:
+            spec = self.settings.executor
+            kind, _ = parse_executor(spec)
+            if kind == "ray" and self.ray_address:
+                spec = f"ray:{self.ray_address}"
+            self._executor = make_executor(
+                spec, harness=lambda: self.harness, workers=1 if kind == "ray" else None,
+                harness_options={"tlc_timeout": self.settings.timeout},
+                expected_jar_sha256=self.harness.toolchain.jar_sha256 if kind == "ray" else None)
+        return self._executor
+
+    def local_ray_address(self, workers: int = 1) -> str:
+        """Start a private Ray in this process (the xdist controller's, for its `workers`),
+        with a CPU for each worker's actor even on a machine with fewer cores."""
+        import os
+
+        from alias_fixtures.grading.executors.ray_pool import start_local_ray
+
+        address, started = start_local_ray(num_cpus=max(os.cpu_count() or 1, workers))
+        self._own_ray = self._own_ray or started
+        return address
+
+    @property
+    def params(self) -> GenerationParams:
+        return GenerationParams(temperature=self.settings.temperature,
+                                top_p=self.settings.top_p, max_tokens=self.settings.max_tokens)
+
+    @property
+    def model(self) -> ModelAdapter:
+        if self._model is None:
+            from alias_fixtures.models.cache import cached_if_remote
+
+            self._model = cached_if_remote(make_model(self.settings.model, self.params), self.out)
+        return self._model
+
+    def variant(self, task_id: str, condition: str) -> tuple[Variant | None, Verification]:
+        key = (task_id, condition)
+        if key not in self._variants:
+            store = VariantStore(self.settings.variant_cache,
+                                 jar_sha256=self.harness.toolchain.jar_sha256)
+            self._variants[key] = build_variant(
+                self.harness, self.tasks[task_id], condition, seed=self.settings.seed,
+                maps_dir=self.settings.maps or None, store=store)
+        return self._variants[key]
+
+    def prepare_variants(self) -> list[tuple[str, str, Verification]]:
+        """Build and verify every variant once (the controller does this before workers)."""
+        return [(t, c, self.variant(t, c)[1]) for t in sorted(self.tasks)
+                for c in self.settings.conditions]
+
+    def header(self) -> dict[str, Any]:
+        from alias_fixtures.plugin.provenance import run_header
+
+        settings = self.settings
+        # what `alias-bench regrade` needs to rebuild the variants and grade as this run did
+        return {**run_header(self), "executor": settings.executor,
+                "behavior_engine": settings.behavior_engine,
+                "graph_budget": settings.graph_budget, "maps": settings.maps,
+                "style": settings.style}
+
+    def close(self) -> None:
+        closer = getattr(self._model, "close", None)
+        if callable(closer):
+            closer()
+        self._model = None
+        if self._executor is not None:
+            self._executor.close()
+            self._executor = None
+        if self._own_ray:
+            import ray
+
+            ray.shutdown()
+            self._own_ray = False
+        if self._harness is not None:
+            self._harness.close()
+            self._harness = None
+
+    # ------------------------------------------------------------------ one case
+    def run_case(self, case: CaseSpec) -> CaseOutcome:
+        """Generate (or replay) the output, grade it, and build its record."""
+        start = time.monotonic()
+        record: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION, "kind": "case", "id": case.id,
+            "model": self.settings.model, "task": case.task, "condition": case.condition,
+            "sample": case.sample, "hidden_names": [], "grades": {}, "infra_error": None,
+        }
+        try:
+            variant, check = self.variant(case.task, case.condition)
+            if variant is None or not check.verified:
+                record["infra_error"] = f"variant not verified: {check.reason}"
+                record["excluded"] = True
+                return CaseOutcome(record, False, record["infra_error"], record["infra_error"])
+            record["hidden_names"] = [h.name for h in hidden_names(variant.description,
+                                                                   variant.cfg)]
+            prompt = render_prompt(variant.description)
+            record["prompt_sha256"] = hashlib.sha256(prompt.encode()).hexdigest()[:16]
+            request = GenerationRequest(
+                case.task, case.condition, case.sample, prompt, params=self.params,
+                reference=variant.reference_text() if self.settings.model == "reference"
+                else None)
+            generation = self.model.generate(request)
+            record["generation"] = generation.to_json()
+            record["output_sha256"] = hashlib.sha256(generation.text.encode()).hexdigest()
+            record["output_path"] = str(self._save_output(case, generation.text))
+            result = self.executor.grade(GradeJob(
+                case.id, variant, generation.text, grades=self.settings.grades,
+                behavior=self.settings.behavior_options(), timeout=self.settings.timeout))
+            apply_result(record, result, self.settings.grades)
+            if result.grades is not None:
+                record["similarity"] = output_similarity(variant, generation.text)
+            if self.executor.name != "local":
+                record["grader"] = {"executor": self.executor.name, "worker": result.worker,
+                                    "attempts": result.attempts,
+                                    "seconds": round(result.seconds, 3)}
+        except ModelError as exc:
+            record["infra_error"] = f"model: {exc}"
+        except Exception as exc:  # noqa: BLE001 - any crash here is the harness's, recorded
+            record["infra_error"] = f"{type(exc).__name__}: {exc}"
+            record["traceback"] = traceback.format_exc(limit=8)
+        record["seconds"] = round(time.monotonic() - start, 3)
+        if record["infra_error"]:
+            return CaseOutcome(record, False, record["infra_error"], record["infra_error"])
+        return self._outcome(record)
+
+    def _save_output(self, case: CaseSpec, text: str) -> Path:
+        safe_model = self.settings.model.replace("/", "_").replace(":", "_")
+        path = self.out / "outputs" / safe_model / case.task / case.condition / \
+            f"s{case.sample}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def _outcome(self, record: dict[str, Any]) -> CaseOutcome:
+        primary = record["grades"].get(self.settings.primary, {})
+        if primary.get("passed"):
+            return CaseOutcome(record, True, "")
+        grade = record["grades"]
+        failing = next((g for g in ("parse", self.settings.primary)
+                        if not grade.get(g, {}).get("passed")), self.settings.primary)
+        detail = grade.get(failing, {})
+        reason = f"{failing}: {detail.get('verdict')}"
+        if detail.get("reason"):
+            reason += f": {detail['reason']}"
+        return CaseOutcome(record, False, reason[:300])
+
+
+def output_similarity(variant: Variant, reply: str) -> dict[str, float] | None:
+    """ROUGE-L and BLEU of the extracted module against the variant's reference."""
+    from reports.similarity import similarity
+
+    extracted = extract_module(reply)
+    if extracted.text is None:
+        return None
+    try:
+        return similarity(extracted.text, variant.modules[f"{variant.main_module}.tla"])
+    except ImportError:
+        return None  # the `probes` extra (rouge-score, sacrebleu) is not installed

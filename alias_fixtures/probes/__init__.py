@@ -1,0 +1,1 @@
+"""Contamination probes: reference likelihood and file continuation."""

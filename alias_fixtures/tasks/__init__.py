@@ -1,0 +1,1 @@
+"""Tasks and their variants: task folders, corpus loaders, conditions, descriptions, prompts."""

@@ -1,0 +1,181 @@
+"""Tasks: an English description, reference modules and the TLC cfg that checks them.
+
+On disk a task is a folder. With a `task.toml` it names its main module, cfg, TLC flags and
+metadata; without one, a folder holding exactly one `.tla`, one `.cfg` (and optionally
+`description.md`) is a task, or `module=`/`cfg=` say which files to use. Loaders for a
+tlaplus/Examples checkout and the TLA+-Bench release layout live in `corpus_loaders`.
+Tasks are read-only: nothing here ever writes into a task folder.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from tlc_harness.source.cfg import CfgError, ModelConfig, parse_cfg
+from tlc_harness.tools.spec import SpecInputError, SpecSource, module_name_of, read_text
+
+METADATA_FILE = "task.toml"
+DESCRIPTION_FILE = "description.md"
+_IMPORT = re.compile(r"\b(?:EXTENDS|INSTANCE)\b([^\n]*)")
+_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
+class TaskError(ValueError):
+    """A task folder or file is missing or broken; the message names the task and the file."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One benchmark task; `modules` maps file name -> text for the task's own modules."""
+
+    id: str
+    main_module: str
+    modules: Mapping[str, str]
+    cfg_text: str
+    description: str | None = None
+    tlc_args: tuple[str, ...] = ()
+    source: str = ""
+    licence: str = ""
+    tags: tuple[str, ...] = ()
+    pluscal: bool = False
+    expected_distinct_states: int | None = None
+    root: Path | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def cfg(self) -> ModelConfig:
+        return parse_cfg(self.cfg_text)
+
+    @property
+    def main_file(self) -> str:
+        return f"{self.main_module}.tla"
+
+    def spec(self) -> SpecSource:
+        """The reference as a staged spec (main module plus the task's other modules)."""
+        return SpecSource(self.main_module, dict(self.modules))
+
+    def module_names(self) -> frozenset[str]:
+        return frozenset(Path(name).stem for name in self.modules)
+
+
+def task_modules(main_file: str, available: Mapping[str, str]) -> dict[str, str]:
+    """The main module plus the modules it imports, transitively, from `available`."""
+    out: dict[str, str] = {}
+    todo = [main_file]
+    while todo:
+        name = todo.pop()
+        if name in out or name not in available:
+            continue
+        out[name] = available[name]
+        for line in _IMPORT.findall(_strip_comments(available[name])):
+            todo.extend(f"{m}.tla" for m in _NAME.findall(line))
+    return {main_file: out.pop(main_file), **dict(sorted(out.items()))}
+
+
+def _strip_comments(text: str) -> str:
+    text = re.sub(r"\(\*.*?\*\)", " ", text, flags=re.S)
+    return re.sub(r"\\\*[^\n]*", " ", text)
+
+
+def _read(task_id: str, path: Path) -> str:
+    try:
+        return read_text(path)
+    except SpecInputError as exc:
+        raise TaskError(f"task {task_id}: {exc}") from exc
+
+
+def load_task(folder: str | Path, *, module: str | None = None, cfg: str | None = None,
+              task_id: str | None = None) -> Task:
+    """Load one task folder (see the module docstring for the accepted shapes)."""
+    root = Path(folder)
+    tid = task_id or root.name
+    if not root.is_dir():
+        raise TaskError(f"task {tid}: {root} is not a folder")
+    meta: dict[str, Any] = {}
+    meta_path = root / METADATA_FILE
+    if meta_path.is_file():
+        try:
+            meta = tomllib.loads(_read(tid, meta_path))
+        except tomllib.TOMLDecodeError as exc:
+            raise TaskError(f"task {tid}: {meta_path} is not valid TOML: {exc}") from exc
+        tid = task_id or str(meta.get("id", tid))
+    module_name = module or meta.get("module")
+    cfg_name = cfg or meta.get("cfg")
+    tla_files = sorted(p.name for p in root.glob("*.tla"))
+    if module_name is None:
+        if len(tla_files) != 1:
+            raise TaskError(f"task {tid}: {root} holds {len(tla_files)} .tla files; say which is "
+                            f"the main module (--module M or `module` in {METADATA_FILE})")
+        module_name = tla_files[0][:-4]
+    module_name = str(module_name).removesuffix(".tla")
+    if cfg_name is None:
+        cfgs = sorted(p.name for p in root.glob("*.cfg"))
+        if len(cfgs) != 1:
+            raise TaskError(f"task {tid}: {root} holds {len(cfgs)} .cfg files; say which "
+                            f"(--cfg F.cfg or `cfg` in {METADATA_FILE})")
+        cfg_name = cfgs[0]
+    main_file = f"{module_name}.tla"
+    if not (root / main_file).is_file():
+        raise TaskError(f"task {tid}: main module file {root / main_file} does not exist")
+    cfg_path = root / str(cfg_name)
+    if not cfg_path.is_file():
+        raise TaskError(f"task {tid}: cfg file {cfg_path} does not exist")
+    available = {name: _read(tid, root / name) for name in tla_files}
+    header = module_name_of(available[main_file])
+    if header != module_name:
+        raise TaskError(f"task {tid}: {main_file} declares MODULE {header}, not {module_name}")
+    cfg_text = _read(tid, cfg_path)
+    try:
+        parse_cfg(cfg_text)
+    except CfgError as exc:
+        raise TaskError(f"task {tid}: {cfg_path}: {exc}") from exc
+    desc_path = root / str(meta.get("description", DESCRIPTION_FILE))
+    description = _read(tid, desc_path).strip() if desc_path.is_file() else None
+    known = {"id", "module", "cfg", "tlc_args", "source", "licence", "tags", "pluscal",
+             "expected_distinct_states", "description"}
+    return Task(
+        id=tid, main_module=module_name, modules=task_modules(main_file, available),
+        cfg_text=cfg_text, description=description,
+        tlc_args=tuple(meta.get("tlc_args", ())), source=str(meta.get("source", "")),
+        licence=str(meta.get("licence", "")), tags=tuple(meta.get("tags", ())),
+        pluscal=bool(meta.get("pluscal", "--algorithm" in available[main_file])),
+        expected_distinct_states=meta.get("expected_distinct_states"), root=root,
+        extra={k: v for k, v in meta.items() if k not in known},
+    )
+
+
+def is_task_folder(path: Path) -> bool:
+    if (path / METADATA_FILE).is_file():
+        return True
+    return len(list(path.glob("*.tla"))) == 1 and len(list(path.glob("*.cfg"))) == 1
+
+
+def load_task_dir(folder: str | Path) -> list[Task]:
+    """Every task folder directly under `folder` (or `folder` itself if it is one)."""
+    root = Path(folder)
+    if not root.is_dir():
+        raise TaskError(f"{root} is not a folder")
+    if is_task_folder(root):
+        return [load_task(root)]
+    tasks = [load_task(p) for p in sorted(root.iterdir()) if p.is_dir() and is_task_folder(p)]
+    seen: dict[str, Path | None] = {}
+    for task in tasks:
+        if task.id in seen:
+            raise TaskError(f"task id {task.id} is used by both {seen[task.id]} and {task.root}")
+        seen[task.id] = task.root
+    return tasks
+
+
+def builtin_tasks_dir() -> Path:
+    """The folder of the built-in suite shipped with the package."""
+    return Path(str(resources.files("alias_fixtures") / "builtin_tasks"))
+
+
+def builtin_tasks() -> list[Task]:
+    return load_task_dir(builtin_tasks_dir())

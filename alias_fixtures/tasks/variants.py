@@ -1,0 +1,222 @@
+"""Conditions turn a task into a variant; every renamed variant is verified with SANY and TLC.
+
+`original` is the task itself. `random` renames every author-defined identifier with a random
+name of the same length, seeded per task. `meaningful` applies a name map read from a JSON file.
+A renamed variant is kept only when SANY accepts its modules and TLC, run with the renamed cfg,
+passes with the same distinct-state count as the original; otherwise it is reported and excluded.
+Verified variants are cached on disk, keyed by a hash of everything that decides them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from alias_fixtures.tasks.descriptions import rename_description
+from alias_fixtures.tasks.task import Task
+from reports.schema import CONDITIONS
+from tlc_harness.source.cfg import ModelConfig, parse_cfg
+from tlc_harness.source.rename import RenameError, random_rename_map, rename_cfg, rename_modules
+from tlc_harness.tools.results import LIMIT_VERDICTS, CheckResult, Verdict
+from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecSource
+
+# The prompt asks for these by name in every condition, so renaming never touches them.
+PROMPT_NAMES = ("Init", "Next", "Spec")
+CACHE_VERSION = 1
+
+
+class VariantError(ValueError):
+    """A condition cannot be applied (unknown condition, bad or missing name map)."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A task under one condition: renamed modules, cfg and description, and the map used."""
+
+    task_id: str
+    condition: str
+    main_module: str
+    modules: Mapping[str, str]
+    cfg_text: str
+    description: str | None
+    rename_map: Mapping[str, str] = field(default_factory=dict)
+    tlc_args: tuple[str, ...] = ()
+
+    def spec(self) -> SpecSource:
+        return SpecSource(self.main_module, dict(self.modules))
+
+    @property
+    def cfg(self) -> ModelConfig:
+        return parse_cfg(self.cfg_text)
+
+    def module_names(self) -> frozenset[str]:
+        return frozenset(Path(name).stem for name in self.modules)
+
+    def reference_text(self) -> str:
+        """Every module of the reference, the main one first (what the `reference` model says)."""
+        main = f"{self.main_module}.tla"
+        return "\n\n".join([self.modules[main], *(t for f, t in self.modules.items() if f != main)])
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Whether a variant behaves like its original (same verdict, same distinct states)."""
+
+    verified: bool
+    original_states: int | None
+    renamed_states: int | None
+    reason: str | None = None
+    seconds: float = 0.0
+    limited: bool = False  # a TLC run hit a time, memory or infrastructure limit: not cached
+
+
+def task_seed(run_seed: int | str, task_id: str) -> int:
+    """A per-task seed: two tasks never share a stream of names."""
+    digest = hashlib.sha256(f"{run_seed}\0{task_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def original_variant(task: Task) -> Variant:
+    return Variant(task.id, "original", task.main_module, dict(task.modules), task.cfg_text,
+                   task.description, {}, task.tlc_args)
+
+
+def apply_map(task: Task, condition: str, mapping: Mapping[str, str], *,
+              allow_length_change: bool = False) -> Variant:
+    """Rename modules, cfg and description of `task` with one map (raises RenameError)."""
+    modules = rename_modules(task.modules, mapping, allow_length_change=allow_length_change)
+    cfg_text = rename_cfg(task.cfg_text, mapping)
+    description = None
+    if task.description is not None:
+        description = rename_description(
+            task.description, mapping, cfg_names=task.cfg.referenced_names(),
+            module_names=task.module_names())
+    main = mapping.get(task.main_module, task.main_module)
+    return Variant(task.id, condition, main, modules, cfg_text, description, dict(mapping),
+                   task.tlc_args)
+
+
+def load_name_map(folder: str | Path, task_id: str) -> dict[str, str]:
+    """The `meaningful` map of a task: `<folder>/<task_id>.json`, an object old -> new."""
+    path = Path(folder) / f"{task_id}.json"
+    if not path.is_file():
+        raise VariantError(f"task {task_id}: no meaningful-name map {path}")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise VariantError(f"task {task_id}: {path} is not JSON: {exc}") from exc
+    mapping = data.get("map", data) if isinstance(data, dict) else None
+    if not isinstance(mapping, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in mapping.items()):
+        raise VariantError(f"task {task_id}: {path} must hold an object of old -> new names")
+    return mapping
+
+
+def make_variant(task: Task, condition: str, *, seed: int | str = 0,
+                 maps_dir: str | Path | None = None) -> Variant:
+    """The variant of `task` under `condition` (not yet verified)."""
+    if condition == "original":
+        return original_variant(task)
+    if condition == "random":
+        mapping = random_rename_map(task.modules, task_seed(seed, task.id),
+                                    cfg_text=task.cfg_text, keep=PROMPT_NAMES).mapping
+        return apply_map(task, condition, mapping)
+    if condition == "meaningful":
+        if maps_dir is None:
+            raise VariantError("the meaningful condition needs a folder of name maps")
+        return apply_map(task, condition, load_name_map(maps_dir, task.id),
+                         allow_length_change=True)
+    raise VariantError(f"unknown condition {condition!r} (one of {', '.join(CONDITIONS)})")
+
+
+def verify_variant(harness: Harness, variant: Variant, original: CheckResult) -> Verification:
+    """SANY ok, TLC ok with the renamed cfg, and the original's distinct-state count."""
+    if original.verdict is not Verdict.OK or original.distinct_states is None:
+        return Verification(False, original.distinct_states, None,
+                            f"the original does not pass TLC ({original.verdict.value})",
+                            limited=original.verdict in LIMIT_VERDICTS)
+    parsed = harness.parse(variant.spec())
+    if not parsed.ok:
+        return Verification(False, original.distinct_states, None,
+                            "SANY rejects the renamed modules: " + "; ".join(parsed.errors[:3]),
+                            parsed.seconds)
+    checked = harness.check(variant.spec(), variant.cfg, tlc_args=variant.tlc_args)
+    seconds = parsed.seconds + checked.seconds
+    if checked.verdict is not Verdict.OK:
+        why = checked.violated or ", ".join(checked.missing_names) or checked.detail[:200]
+        return Verification(False, original.distinct_states, checked.distinct_states,
+                            f"TLC on the renamed task: {checked.verdict.value} {why}".strip(),
+                            seconds, limited=checked.verdict in LIMIT_VERDICTS)
+    if checked.distinct_states != original.distinct_states:
+        return Verification(False, original.distinct_states, checked.distinct_states,
+                            "distinct-state counts differ", seconds)
+    return Verification(True, original.distinct_states, checked.distinct_states, None, seconds)
+
+
+def check_original(harness: Harness, task: Task) -> CheckResult:
+    return harness.check(task.spec(), task.cfg, tlc_args=task.tlc_args)
+
+
+class VariantStore:
+    """Verified variants on disk, one JSON file per (task content, condition, seed, map)."""
+
+    def __init__(self, folder: str | Path, *, jar_sha256: str = "") -> None:
+        self.folder = Path(folder)
+        self.jar_sha256 = jar_sha256
+
+    def key(self, task: Task, condition: str, seed: int | str, extra: str = "") -> str:
+        payload = json.dumps([CACHE_VERSION, self.jar_sha256, task.id, dict(task.modules),
+                              task.cfg_text, task.description, list(task.tlc_args), condition,
+                              str(seed), extra], sort_keys=True)
+        return hashlib.sha256(payload.encode()).hexdigest()
+
+    def get(self, key: str) -> tuple[Variant, Verification] | None:
+        path = self.folder / f"{key}.json"
+        if not path.is_file():
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            variant = Variant(**{**data["variant"], "tlc_args": tuple(data["variant"]["tlc_args"])})
+            return variant, Verification(**data["verification"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # a damaged entry is recomputed
+
+    def put(self, key: str, variant: Variant, verification: Verification) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        data: dict[str, Any] = {"variant": asdict(variant), "verification": asdict(verification)}
+        tmp = self.folder / f".{key}.tmp"
+        tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        tmp.replace(self.folder / f"{key}.json")
+
+
+def build_variant(harness: Harness, task: Task, condition: str, *, seed: int | str = 0,
+                  maps_dir: str | Path | None = None, store: VariantStore | None = None,
+                  original: CheckResult | None = None) -> tuple[Variant | None, Verification]:
+    """Make and verify one variant (cached). A variant that cannot be made is unverified."""
+    extra = ""
+    if condition == "meaningful" and maps_dir is not None:
+        path = Path(maps_dir) / f"{task.id}.json"
+        extra = path.read_text(encoding="utf-8") if path.is_file() else ""
+    key = store.key(task, condition, seed, extra) if store else ""
+    if store and (hit := store.get(key)):
+        return hit
+    try:
+        variant = make_variant(task, condition, seed=seed, maps_dir=maps_dir)
+    except (RenameError, VariantError) as exc:
+        return None, Verification(False, None, None, f"cannot rename: {exc}")
+    original = original or check_original(harness, task)
+    if condition == "original":
+        ok = original.verdict is Verdict.OK
+        verification = Verification(ok, original.distinct_states, original.distinct_states,
+                                    None if ok else f"TLC: {original.verdict.value}",
+                                    original.seconds, limited=original.verdict in LIMIT_VERDICTS)
+    else:
+        verification = verify_variant(harness, variant, original)
+    if store and not verification.limited:  # a limit says nothing about the variant
+        store.put(key, variant, verification)
+    return variant, verification

@@ -1,0 +1,98 @@
+"""The record schema: versions, names and shapes shared by every writer and reader of results.
+
+A results file (JSONL) holds a run header (``kind: "header"``) per session and one case record
+(``kind: "case"``) per graded case; probe files hold probe rows (one ``kind`` per probe). A
+reader refuses a ``schema_version`` it does not know. This module imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal, TypedDict
+
+RECORD_SCHEMA_VERSION = 1
+"""Run headers and case records of a results file."""
+PROBE_ROW_SCHEMA_VERSION = 1
+"""Rows of the probes (likelihood, continuation, similarity, proposed names)."""
+TRAINING_SCHEMA_VERSION = 1
+"""``training.json`` of a fine-tuned copy."""
+
+Grade = Literal["parse", "name", "behavior"]
+GRADES: tuple[Grade, ...] = ("parse", "name", "behavior")
+"""The grades, in the order records and tables list them."""
+CONDITIONS = ("original", "random", "meaningful")
+"""The known conditions, in the order tables show them; other names sort after these."""
+PROBE_KINDS = ("likelihood", "continuation", "similarity", "proposed_names")
+"""Kinds of probe rows: not case records."""
+RECORD_PROPERTY = "alias_record"
+"""The pytest ``user_properties`` key a case's record rides on, from worker to controller."""
+
+
+class GradeRecord(TypedDict, total=False):
+    """One grade of a case: its verdict, whether it passed, and the grade's own details."""
+
+    verdict: str
+    passed: bool
+    seconds: float
+    reason: str | None
+    covered: bool | None
+
+
+class CaseRecord(TypedDict, total=False):
+    """One graded case (task x condition x sample) of one model."""
+
+    schema_version: int
+    kind: Literal["case"]
+    run_id: str
+    id: str
+    model: str
+    task: str
+    condition: str
+    sample: int
+    hidden_names: list[str]
+    grades: dict[str, GradeRecord]
+    infra_error: str | None
+    excluded: bool
+    prompt_sha256: str
+    generation: dict[str, Any]
+    output_sha256: str
+    output_path: str
+    module: str | None
+    similarity: dict[str, Any] | None
+    grader: dict[str, Any]
+    regrade: dict[str, Any]
+    traceback: str
+    seconds: float
+
+
+class RunHeader(TypedDict, total=False):
+    """The first line a session writes: where its numbers came from."""
+
+    schema_version: int
+    kind: Literal["header"]
+    run_id: str
+    started: str
+    git_commit: str | None
+    git_dirty: bool | None
+    model: str
+    stand_in: str | None
+    tasks: str
+    conditions: list[str]
+    samples: int
+    grades: list[str]
+    primary: str
+
+
+class ProbeRow(TypedDict, total=False):
+    """The fields every probe row has; each kind adds its own."""
+
+    schema_version: int
+    kind: str
+    model: str
+    task: str
+
+
+def undeclared(row: Mapping[str, Any], shape: type) -> list[str]:
+    """Fields of `row` that the TypedDict `shape` does not declare (a writer ahead of the
+    schema), sorted."""
+    return sorted(set(row) - set(shape.__annotations__))

@@ -1,0 +1,1 @@
+"""Reading TLA+ source: tree-sitter identifier analysis, renaming, cfg files, tokens."""

@@ -1,0 +1,1 @@
+"""Running SANY and TLC: toolchain, isolated processes, JVM workers, typed results."""
