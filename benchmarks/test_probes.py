@@ -46,10 +46,11 @@ def build_tiny_model(folder: Path, texts: list[str]) -> None:
         vocab_size=600, special_tokens=[special], show_progress=False,
         initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet())
     bpe.train_from_iterator(texts, trainer=trainer)
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=bpe, bos_token=special,
-                                        eos_token=special)
+    tokenizer = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]
+        tokenizer_object=bpe, bos_token=special, eos_token=special)
     tokenizer.save_pretrained(folder)
     eos = tokenizer.convert_tokens_to_ids(special)
+    assert isinstance(eos, int)
     config = GPT2Config(n_layer=2, n_head=2, n_embd=32, vocab_size=len(tokenizer),
                         n_positions=N_POSITIONS, bos_token_id=eos, eos_token_id=eos)
     torch.manual_seed(0)
