@@ -50,3 +50,11 @@ def test_an_output_whose_own_run_fails_is_a_forward_fail(harness: Harness) -> No
     verdict, reason = _grade(harness, "x[i - 1] = 0")
     assert verdict == "forward_fail", reason
     assert "own run" in reason
+
+
+def test_an_assume_that_rejects_the_reference_values_is_no_mapping(harness: Harness) -> None:
+    files = {"Out.tla": COUNTERS.format(name="Out", ids="1..N", guard="x[i] = 0").replace(
+        "VARIABLE x", "ASSUME N > 5\nVARIABLE x")}
+    result = grade_behavior(harness, REF, files, "Out", WRAPPERS)
+    assert result.verdict == "no_mapping", result.reason
+    assert "ASSUME" in result.reason

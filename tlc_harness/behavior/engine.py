@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -101,6 +102,11 @@ class _GraphGrade:
     runs: int = 0
     started: float = field(default_factory=time.monotonic)
     facts: dict[str, Any] = field(default_factory=dict)
+    #: values an output constant takes as the reference's own: a reference constant (constants
+    #: are paired as variables are), or a reference literal definition of the output
+    #: constant's own name; any other value (another definition, a cardinality) is a guess
+    ref_constants: set[str] = field(default_factory=set)
+    own_name_definitions: set[str] = field(default_factory=set)
 
     def result(self, verdict: str, reason: str, **kw: Any) -> BehaviorResult:
         return BehaviorResult(verdict, kw.pop("mapping", None), reason,
@@ -143,6 +149,13 @@ class _GraphGrade:
             graded = self.under(staged, values, const_map, ref_graph.graph)
             if isinstance(graded, _Fallback) or graded.passed:
                 return graded
+            guessed = self.guessed(const_map)
+            if guessed and graded.verdict in ("forward_fail", "reverse_fail"):
+                # a failure under values the reference does not fix may be the values' fault
+                graded = replace(graded, verdict="no_mapping", reason=(
+                    f"under values the reference does not fix for {', '.join(guessed)} "
+                    f"({_given_text({g: const_map[g] for g in guessed})}): {graded.verdict}: "
+                    f"{graded.reason}"))
             if first is None or first.verdict == "no_mapping":  # a map that got further wins
                 first = graded
         assert first is not None
@@ -168,21 +181,34 @@ class _GraphGrade:
                       ) -> list[dict[str, str]] | None:
         """Output constant -> reference constant maps, likeliest first (None: none exists).
 
-        An output constant may also take the value of a reference definition written as a
-        literal (`MaxVal == 3`) where the reference has no constant for it."""
+        An output constant may also take the value of a reference definition that is a literal
+        once the reference's own constants have their cfg values (`MaxVal == 3`,
+        `Node == 0 .. N-1` with `N = 3`) where the reference has no constant for it."""
         out_consts, ref_consts = staged.out_shape.constants, staged.ref_shape.constants
         if not out_consts:
             return [{}]
         usable = tuple(c for c in ref_consts if c in values.literals)
+        self.ref_constants = set(usable)
         types = dict(staged.ref_shape.types)
         maps = _assignments(out_consts, usable, staged.out_shape.types, types)
         if not maps:
-            fixed = _literal_definitions(self.ref, set(ref_consts))
+            fixed = _literal_definitions(self.ref, set(ref_consts), values.literals)
+            self.own_name_definitions = set(fixed) & set(out_consts)
             fixed.update(_cardinalities(values.literals, usable))
             values.literals.update(fixed)
             types.update({name: value_type(body) for name, body in fixed.items()})
             maps = _assignments(out_consts, usable + tuple(fixed), staged.out_shape.types, types)
         return maps[:MAX_CONSTANT_MAPS] or None
+
+    def guessed(self, const_map: Mapping[str, str]) -> list[str]:
+        """The output constants of `const_map` whose values the reference does not fix: a
+        value that is neither a reference constant's nor the reference's definition of the
+        constant's own name, or a reference constant's given to other output constants too
+        (a constant keeps its value only where the names agree)."""
+        shared = Counter(const_map.values())
+        return sorted(g for g, r in const_map.items()
+                      if not (r == g and r in self.own_name_definitions)
+                      and (r not in self.ref_constants or (shared[r] > 1 and r != g)))
 
     def no_constants(self, staged: wrappers._Staged) -> BehaviorResult:
         return self.result("no_mapping", "the output declares more constants ("
@@ -292,9 +318,13 @@ def _cardinalities(literals: Mapping[str, str], constants: tuple[str, ...]) -> d
     return found
 
 
-def _literal_definitions(ref: Reference, constants: set[str]) -> dict[str, str]:
+def _literal_definitions(ref: Reference, constants: set[str],
+                         literals: Mapping[str, str] | None = None) -> dict[str, str]:
     """The reference's zero-argument definitions whose bodies are literals (numbers, strings,
-    booleans, sets and tuples of them), by name."""
+    booleans, sets and tuples of them, ranges), by name, once the reference's constants with
+    literal cfg values are put in (`Node == 0 .. N-1` with `N = 3` gives `0 .. (3)-1`)."""
+    given = {name: value.strip() for name, value in (literals or {}).items()
+             if name in constants and _LITERAL.fullmatch(value.strip())}
     found: dict[str, str] = {}
     for text in ref.files.values():
         for hit in re.finditer(r"^([A-Za-z_]\w*)\s*==", text, re.M):
@@ -302,6 +332,10 @@ def _literal_definitions(ref: Reference, constants: set[str]) -> dict[str, str]:
             if name in constants or name in found:
                 continue
             body = wrappers._definition_body(ref.files, name)
+            if body and given:
+                body = re.sub(r'"[^"\n]*"|\b[A-Za-z_]\w*\b',  # strings stay as they are
+                              lambda m: f"({given[m.group(0)]})" if m.group(0) in given
+                              else m.group(0), body)
             if body and _LITERAL.fullmatch(body) and re.search(r'\d|"|TRUE|FALSE', body):
                 found[name] = body
     return found

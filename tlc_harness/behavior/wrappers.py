@@ -528,6 +528,7 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
     passed_forward = False
     undecided = ""
     failed: Counter[bool] = Counter()  # forward failures: at an evaluation error, or not
+    rejected = 0  # forward checks whose run the output's ASSUME stopped
     first_cand: Candidate | None = None
     for cand in candidate_mappings(st.ref_shape, st.out_shape, limit=limit):
         first_cand = first_cand or cand
@@ -541,6 +542,7 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
             continue
         if fwd.verdict is not Verdict.OK:
             failed[fwd.verdict is Verdict.EVAL_ERROR] += 1
+            rejected += fwd.verdict is Verdict.ASSUMPTION_FAILED
             if fwd.verdict in LIMIT_VERDICTS:
                 undecided = undecided or f"forward check under {cand.describe()}: {_label(fwd)}"
             if not first_trace and fwd.trace:
@@ -572,6 +574,10 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
     if passed_forward:
         return BehaviorResult("reverse_fail", last, "the output allows too few behaviors "
                               "(reverse check failed under every mapping that passed forward)",
+                              seconds, tuple(attempts), first_trace, runs)
+    if attempts and rejected == len(attempts):
+        return BehaviorResult("no_mapping", last, f"the output's ASSUME rejects the reference's "
+                              f"values for its constants under all {len(attempts)} mapping(s)",
                               seconds, tuple(attempts), first_trace, runs)
     if failed[True] and not failed[False] and len(attempts) == failed[True] and first_cand:
         # An evaluation error under every mapping may be the mappings' fault (a reference
