@@ -14,7 +14,6 @@ standard module, or `"unresolved"`.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -34,7 +33,6 @@ __all__ = [
     "StringLiteral",
     "analyze_module",
     "analyze_task",
-    "header_module",
     "module_of_file",
     "standard_operator_names",
 ]
@@ -128,15 +126,6 @@ def analyze_module(source: str) -> ModuleIdentifiers:
         unclassified=tuple(scan.unclassified),
         record_fields=frozenset(scan.record_fields),
     )
-
-
-MODULE_HEADER = re.compile(r"-{4,}\s*MODULE\s+([A-Za-z0-9_]+)\s*-{4,}")
-"""A module's header line, `---- MODULE Name ----`; group 1 is the name."""
-
-
-def header_module(source: str) -> re.Match[str] | None:
-    """The first `---- MODULE Name ----` header of `source` (group 1: the name), if any."""
-    return MODULE_HEADER.search(source)
 
 
 def module_of_file(file_name: str) -> str:

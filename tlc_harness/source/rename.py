@@ -31,11 +31,11 @@ from types import MappingProxyType
 
 from tlc_harness.source.cfg import KEYWORDS as CFG_KEYWORDS
 from tlc_harness.source.cfg import format_cfg, parse_cfg
+from tlc_harness.source.header import header_module
 from tlc_harness.source.identifiers import (
     RENAMEABLE_KINDS,
     ModuleIdentifiers,
     analyze_task,
-    header_module,
     module_of_file,
     primary_kind,
 )

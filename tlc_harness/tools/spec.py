@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tlc_harness.source.identifiers import header_module
+from tlc_harness.source.header import header_module
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 
