@@ -81,3 +81,71 @@ def test_a_reference_constant_given_to_two_output_constants_is_a_guess(harness: 
     verdict, reason = _grade(harness, "N, Node, Step", "Step")
     assert verdict == "no_mapping", reason
     assert "does not fix for" in reason
+
+
+BOOL_OUT = """---- MODULE Out ----
+EXTENDS Integers
+CONSTANTS N, {flag}
+ASSUME {flag} \\in BOOLEAN
+VARIABLE tok
+Init == tok = 0
+Next == tok' = (tok + IF {flag} THEN {if_true} ELSE {if_false}) % N
+Spec == Init /\\ [][Next]_tok
+====
+"""
+
+
+def _grade_flag(harness: Harness, if_true: str, if_false: str, flag: str = "Forward"
+                ) -> tuple[str, str]:
+    files = {"Out.tla": BOOL_OUT.format(flag=flag, if_true=if_true, if_false=if_false)}
+    result = grade_behavior(harness, REF, files, "Out", GRAPHS)
+    return result.verdict, result.reason
+
+
+@pytest.mark.parametrize(("if_true", "if_false"), [("1", "2"), ("2", "1")])
+def test_a_boolean_constant_may_take_either_value(harness: Harness, if_true: str,
+                                                  if_false: str) -> None:
+    # the reference has no boolean: whichever value makes the output refine it is its choice
+    assert _grade_flag(harness, if_true, if_false)[0] == "ok"
+
+
+def test_a_failure_under_every_boolean_value_is_the_output_s(harness: Harness) -> None:
+    verdict, reason = _grade_flag(harness, "2", "0")  # steps by 2, or never moves
+    assert verdict in ("forward_fail", "reverse_fail"), reason
+    assert "under every value of Forward" in reason
+
+
+def test_an_unused_constant_takes_any_value(harness: Harness) -> None:
+    files = {"Out.tla": OUT.format(constants="Node, Unused", step="1")}
+    assert grade_behavior(harness, REF, files, "Out", GRAPHS).verdict == "ok"
+    files = {"Out.tla": OUT.format(constants="Node, Unused", step="2")}
+    verdict = grade_behavior(harness, REF, files, "Out", GRAPHS)
+    assert verdict.verdict == "forward_fail", verdict.reason  # its value changes nothing
+
+
+SET_RING = RING.replace("CONSTANT N\n", "CONSTANT Procs\n").replace(
+    "0 .. N-1", "0 .. Cardinality(Procs)-1").replace("% N", "% Cardinality(Procs)").replace(
+    "EXTENDS Integers", "EXTENDS Integers, FiniteSets")
+SET_REF = Reference("Ring", {"Ring.tla": SET_RING},
+                    parse_cfg("CONSTANT Procs = {p1, p2, p3}\nSPECIFICATION Spec\n"))
+COUNT_OUT = OUT.replace("Cardinality(Node)", "NumProcs").replace(
+    "CONSTANTS {constants}", "CONSTANT NumProcs\nASSUME NumProcs \\in Nat")
+
+
+@pytest.mark.parametrize(("step", "expected"), [("1", "ok"), ("2", "forward_fail")])
+def test_a_count_of_a_reference_set_is_the_reference_s_value(harness: Harness, step: str,
+                                                              expected: str) -> None:
+    # `NumProcs` is the number of the reference's `Procs`: a failure under it is the output's
+    files = {"Out.tla": COUNT_OUT.format(step=step)}
+    result = grade_behavior(harness, SET_REF, files, "Out", GRAPHS)
+    assert result.verdict == expected, result.reason
+
+
+@pytest.mark.parametrize(("step", "expected"), [("1", "ok"), ("2", "forward_fail")])
+def test_a_set_as_large_as_a_reference_number_is_the_reference_s_value(
+        harness: Harness, step: str, expected: str) -> None:
+    # `Procs` enumerates what the reference's `N` counts: `1..N` is the reference's value
+    files = {"Out.tla": OUT.replace("Cardinality(Node)", "Cardinality(Procs)").format(
+        constants="Procs", step=step)}
+    result = grade_behavior(harness, REF, files, "Out", GRAPHS)
+    assert result.verdict == expected, result.reason

@@ -10,6 +10,7 @@ the spec (cfg values it cannot carry, an output with constants R has no values f
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from collections import Counter
@@ -25,13 +26,20 @@ from tlc_harness.behavior.search import Candidate, _assignments, value_type
 from tlc_harness.behavior.values import to_tla
 from tlc_harness.behavior.wrappers import BehaviorResult, Reference
 from tlc_harness.source.cfg import ModelConfig
-from tlc_harness.source.identifiers import analyze_module
+from tlc_harness.source.identifiers import analyze_module, analyze_task
 from tlc_harness.source.rename import RenameError
+from tlc_harness.source.tokens import blank_comments
 from tlc_harness.tools.results import LIMIT_VERDICTS, TraceState, Verdict
 from tlc_harness.tools.runner import Harness
 from tlc_harness.tools.spec import SpecInputError, SpecSource
 
 MAX_CONSTANT_MAPS = 3     # constant maps explored before giving up
+MAX_BOOLEAN_CONSTANTS = 3  # BOOLEAN constants of the output whose values are all tried
+#: numbers an output's constant may take where the reference gives none (only `ok` counts)
+_GUESSED_NUMBERS = ("2", "3")
+#: the value of a constant the output declares and never uses
+UNUSED = '"unused"'
+_FAILURES = ("forward_fail", "reverse_fail")
 OUTPUT_FACTOR = 20        # an output may have this many times the reference's states (at least
 OUTPUT_FLOOR = 5_000      # this many) before its graph counts as too large for this engine
 #: what a cfg can hold as a constant's value: model values, numbers, strings, sets of them
@@ -45,17 +53,23 @@ def grade_behavior(harness: Harness, ref: Reference, out_files: Mapping[str, str
                    out_main: str, options: BehaviorOptions | None = None) -> BehaviorResult:
     """The behavior verdict of the output against `ref`, by the engine `options` chooses.
 
-    An output whose main module tree-sitter cannot read (both engines take its variables and
-    constants from it), or that cannot be staged for TLC (its module names cannot be given
-    fresh names), is `undecided`, with the reason: the grader's limit, not the output's failure.
+    An output whose main module tree-sitter cannot read, even with its comments blanked (both
+    engines take its variables and constants from it), or that cannot be staged for TLC (its
+    module names cannot be given fresh names), is `undecided`, with the reason: the grader's
+    limit, not the output's failure.
     """
     options = options or BehaviorOptions()
     start = time.monotonic()
     source = out_files.get(f"{out_main}.tla")
     if source is not None and not analyze_module(source).module:
-        return BehaviorResult("undecided", None, "tree-sitter cannot read the output's module, "
-                              "so its variables and constants are unknown to the grader",
-                              time.monotonic() - start, engine=options.engine)
+        # comments mean nothing to TLC; tree-sitter may fail on one (a PlusCal algorithm
+        # that mixes the two syntaxes) and read the module without them
+        out_files = {name: blank_comments(text) if name.endswith(".tla") else text
+                     for name, text in out_files.items()}
+        if not analyze_module(out_files[f"{out_main}.tla"]).module:
+            return BehaviorResult("undecided", None, "tree-sitter cannot read the output's "
+                                  "module, so its variables and constants are unknown to the "
+                                  "grader", time.monotonic() - start, engine=options.engine)
     try:
         return _grade(harness, ref, out_files, out_main, options)
     except (RenameError, SpecInputError) as exc:
@@ -107,6 +121,7 @@ class _GraphGrade:
     #: constant's own name; any other value (another definition, a cardinality) is a guess
     ref_constants: set[str] = field(default_factory=set)
     own_name_definitions: set[str] = field(default_factory=set)
+    counts: set[str] = field(default_factory=set)
 
     def result(self, verdict: str, reason: str, **kw: Any) -> BehaviorResult:
         return BehaviorResult(verdict, kw.pop("mapping", None), reason,
@@ -143,20 +158,20 @@ class _GraphGrade:
         self.facts["reference_states"] = len(ref_graph.graph)
         overrides = sorted({*values.via_ref, *(n for n, _ in values.qualified),
                             *(n for n, _, _ in wrappers._value_overrides(ref, staged))})
-        maps = self.constant_maps(staged, values)
-        first: BehaviorResult | None = None if maps else self.no_constants(staged)
-        for const_map in maps or []:
-            graded = self.under(staged, values, const_map, ref_graph.graph)
+        groups = self.constant_maps(staged, values)
+        first: BehaviorResult | None = None if groups else self.no_constants(staged)
+        for group in groups or []:
+            graded = self.under_every_boolean(staged, values, group, ref_graph.graph)
             if isinstance(graded, _Fallback) or graded.passed:
                 return graded
-            guessed = self.guessed(const_map)
-            if guessed and graded.verdict in ("forward_fail", "reverse_fail"):
+            guessed = self.guessed(group[0])
+            if guessed and graded.verdict in _FAILURES:
                 # a failure under values the reference does not fix may be the values' fault
                 graded = replace(graded, verdict="no_mapping", reason=(
                     f"under values the reference does not fix for {', '.join(guessed)} "
-                    f"({_given_text({g: const_map[g] for g in guessed})}): {graded.verdict}: "
+                    f"({_given_text({g: group[0][g] for g in guessed})}): {graded.verdict}: "
                     f"{graded.reason}"))
-            if first is None or first.verdict == "no_mapping":  # a map that got further wins
+            if first is None or _further(graded, first):  # a map that got further wins
                 first = graded
         assert first is not None
         if overrides and self.options.engine == "auto":
@@ -178,36 +193,85 @@ class _GraphGrade:
         return found
 
     def constant_maps(self, staged: wrappers._Staged, values: wrappers.CfgValues
-                      ) -> list[dict[str, str]] | None:
-        """Output constant -> reference constant maps, likeliest first (None: none exists).
+                      ) -> list[list[dict[str, str]]] | None:
+        """Output constant -> value maps, likeliest first, each with its variants over the
+        output's BOOLEAN constants (None: no map exists).
 
-        An output constant may also take the value of a reference definition that is a literal
+        A value is named by a reference constant, a reference definition that is a literal
         once the reference's own constants have their cfg values (`MaxVal == 3`,
-        `Node == 0 .. N-1` with `N = 3`) where the reference has no constant for it."""
+        `Node == 0 .. N-1` with `N = 3`), a count (`Cardinality(Procs)`), or a literal: every
+        BOOLEAN constant takes TRUE and FALSE in turn, a constant the output never uses takes
+        `UNUSED`, and a number the reference does not give is guessed (see `guessed`)."""
         out_consts, ref_consts = staged.out_shape.constants, staged.ref_shape.constants
         if not out_consts:
-            return [{}]
+            return [[{}]]
+        out_types = staged.out_shape.types
         usable = tuple(c for c in ref_consts if c in values.literals)
+        # an unused constant named as a reference constant keeps it (no other takes it)
+        unused = _unused(staged.out_files, out_consts) - set(usable)
+        booleans = tuple(c for c in out_consts if c not in unused
+                         and out_types.get(c) == "bool")[:MAX_BOOLEAN_CONSTANTS]
+        paired = tuple(c for c in out_consts if c not in unused and c not in booleans)
         self.ref_constants = set(usable)
         types = dict(staged.ref_shape.types)
-        maps = _assignments(out_consts, usable, staged.out_shape.types, types)
+        maps = _assignments(paired, usable, out_types, types)
+        targets = usable
         if not maps:
             fixed = _literal_definitions(self.ref, set(ref_consts), values.literals)
-            self.own_name_definitions = set(fixed) & set(out_consts)
-            fixed.update(_cardinalities(values.literals, usable))
+            self.own_name_definitions = set(fixed) & set(paired)
+            counts = _cardinalities(values.literals, usable)
+            self.counts = set(counts)
+            fixed.update(counts)
             values.literals.update(fixed)
             types.update({name: value_type(body) for name, body in fixed.items()})
-            maps = _assignments(out_consts, usable + tuple(fixed), staged.out_shape.types, types)
-        return maps[:MAX_CONSTANT_MAPS] or None
+            targets = usable + tuple(fixed)
+            maps = _assignments(paired, targets, out_types, types)
+        if not maps and any(out_types.get(c) == "int" for c in paired):
+            values.literals.update({n: n for n in _GUESSED_NUMBERS})
+            types.update({n: "int" for n in _GUESSED_NUMBERS})
+            maps = _assignments(paired, targets + _GUESSED_NUMBERS, out_types, types)
+        if not maps:
+            return None
+        values.literals.update({"TRUE": "TRUE", "FALSE": "FALSE", UNUSED: UNUSED})
+        free = {c: UNUSED for c in unused}
+        return [[{**base, **free, **dict(zip(booleans, truth, strict=True))}
+                 for truth in itertools.product(("TRUE", "FALSE"), repeat=len(booleans))]
+                for base in maps[:MAX_CONSTANT_MAPS]]
+
+    def under_every_boolean(self, staged: wrappers._Staged, values: wrappers.CfgValues,
+                            group: list[dict[str, str]], ref_graph: StateGraph
+                            ) -> BehaviorResult | _Fallback:
+        """The grade under one constant map, whichever values its BOOLEAN constants take:
+        `ok` under one of them; a failure only when every value the output's ASSUMEs allow
+        fails (each is tried: the output's parameter is the grader's to choose)."""
+        results: list[BehaviorResult] = []
+        for const_map in group:
+            graded = self.under(staged, values, const_map, ref_graph)
+            if isinstance(graded, _Fallback) or graded.passed or len(group) == 1:
+                return graded
+            results.append(graded)
+        failed = [r for r in results if r.verdict in _FAILURES]
+        rejected = [r for r in results if r.details.get("assume_rejected")]
+        if failed and len(failed) + len(rejected) == len(results):
+            shown = failed[0]
+            booleans = [g for g, v in group[0].items() if v in ("TRUE", "FALSE")]
+            return replace(shown, reason=f"under every value of {', '.join(booleans)} "
+                           f"({len(failed)} tried, {len(rejected)} rejected by the output's "
+                           f"ASSUME): {shown.reason}")
+        return max(results, key=_progress)
 
     def guessed(self, const_map: Mapping[str, str]) -> list[str]:
         """The output constants of `const_map` whose values the reference does not fix: a
-        value that is neither a reference constant's nor the reference's definition of the
-        constant's own name, or a reference constant's given to other output constants too
-        (a constant keeps its value only where the names agree)."""
+        value that is neither a reference constant's, a count of one (`Cardinality(Procs)`
+        for a number of processes), nor the reference's definition of the constant's own
+        name, or one given to other output constants too (a constant keeps its value only
+        where the names agree). TRUE and FALSE are not guesses (each is tried), nor the
+        value of a constant the output never uses."""
         shared = Counter(const_map.values())
         return sorted(g for g, r in const_map.items()
-                      if not (r == g and r in self.own_name_definitions)
+                      if r not in ("TRUE", "FALSE", UNUSED)
+                      and not (r == g and r in self.own_name_definitions)
+                      and not (r in self.counts and shared[r] == 1)
                       and (r not in self.ref_constants or (shared[r] > 1 and r != g)))
 
     def no_constants(self, staged: wrappers._Staged) -> BehaviorResult:
@@ -250,7 +314,8 @@ class _GraphGrade:
                 return self.result("undecided", f"exploring the output: {found.detail}")
             if found.verdict == "assumption_failed":  # these values do not fit its constants
                 return self.result("no_mapping", "the output's ASSUME rejects the reference's "
-                                   f"values for its constants ({_given_text(const_map)})")
+                                   f"values for its constants ({_given_text(const_map)})",
+                                   details={"assume_rejected": True})
             why = ("the output has no initial state" if found.verdict == "vacuous" else
                    f"the output's own run fails under the reference's constants "
                    f"({found.verdict}: {found.detail[:200]})")
@@ -300,6 +365,28 @@ class _GraphGrade:
                            trace=check.trace, details={"trace_of": "output"})
 
 
+def _unused(files: Mapping[str, str], constants: tuple[str, ...]) -> set[str]:
+    """The constants no module of `files` uses (declared only: any value will do)."""
+    used = {o.name for info in analyze_task(files).values() for o in info.occurrences
+            if not o.is_definition}
+    return {c for c in constants if c not in used}
+
+
+def _progress(result: BehaviorResult) -> int:
+    """How far a grade got: a failure > no mapping found > values rejected by an ASSUME."""
+    if result.verdict in _FAILURES:
+        return 2
+    return 0 if result.details.get("assume_rejected") else 1
+
+
+def _further(graded: BehaviorResult, first: BehaviorResult) -> bool:
+    """Whether `graded` replaces `first` as the grade to report: the first failure stays;
+    among the rest the one that got further (an ASSUME's rejection says least)."""
+    if first.verdict != "no_mapping":
+        return False
+    return graded.verdict != "no_mapping" or _progress(graded) > _progress(first)
+
+
 _LITERAL = re.compile(r'(?:\s|\d|"[^"\n]*"|[{}<>,.()]|\.\.|TRUE|FALSE|-)+')
 
 
@@ -307,14 +394,19 @@ _FLAT_SET = re.compile(r"\{([^{}<>\[\]()]*)\}")
 
 
 def _cardinalities(literals: Mapping[str, str], constants: tuple[str, ...]) -> dict[str, str]:
-    """`Cardinality(S)` of the reference's constants whose values are flat literal sets (an
-    output often counts what the reference enumerates: `N` processes for `Procs`)."""
+    """Counts between the reference's constants and the output's: `Cardinality(S)` of a
+    constant whose value is a flat literal set (an output often counts what the reference
+    enumerates: `N` processes for `Procs`), and `1..N` of one whose value is a number (the
+    processes an output enumerates where the reference counts them)."""
     found = {}
     for name in constants:
-        hit = _FLAT_SET.fullmatch(literals.get(name, "").strip())
+        value = literals.get(name, "").strip()
+        hit = _FLAT_SET.fullmatch(value)
         if hit:
             found[f"Cardinality({name})"] = str(len([x for x in hit.group(1).split(",")
                                                      if x.strip()]))
+        elif re.fullmatch(r"\d+", value):
+            found[f"1..{name}"] = f"1..{value}"
     return found
 
 

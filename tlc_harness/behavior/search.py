@@ -88,6 +88,8 @@ def spec_shape(files: Mapping[str, str], main: str,
 def value_type(expr: str) -> str:
     """A rough type of a TLA+ value expression: int, bool, str, seq, set, fn, rec or any."""
     e = expr.strip()
+    if re.fullmatch(r"\(?-?\d+\)?\s*\.\.\s*\S.*", e, re.S):  # a range: `1..3`, `0 .. (3)-1`
+        return "set"
     if re.match(r"-?\d", e) or re.match(r"(Nat|Int)\b", e):
         return "int"
     if re.match(r"(TRUE|FALSE|BOOLEAN)\b", e):
@@ -135,6 +137,9 @@ _INT_USE = (r"\.\.\s*{c}\b", r"\b{c}\s*\.\.", r"\b{c}\s*(?:[+*%]|-(?!>))", r"[-+
 
 def _constant_type(text: str, name: str) -> str:
     c = re.escape(name) + r"(?!\s*[\[(!])"  # a constant applied or indexed says nothing
+    if re.search(rf"(?<![\w!]){c}\s*\\in\s*(BOOLEAN\b|\{{\s*(TRUE|FALSE)\s*,)", text) or \
+            re.search(rf"\bIF\s+{c}\s+THEN\b|~\s*{c}\b", text):
+        return "bool"
     is_set = any(re.search(p.format(c=c), text) for p in _SET_USE)
     is_int = any(re.search(p.format(c=c), text) for p in _INT_USE)
     if is_set != is_int:

@@ -24,7 +24,7 @@ import re
 from collections.abc import Hashable, Sequence
 from typing import NamedTuple
 
-__all__ = ["CommonRun", "longest_common_run", "strip_comments", "tla_tokens"]
+__all__ = ["CommonRun", "blank_comments", "longest_common_run", "strip_comments", "tla_tokens"]
 
 _TOKEN = re.compile(
     r"""
@@ -83,6 +83,34 @@ def strip_comments(text: str) -> str:
             out.append(ch)
             i += 1
     return "".join(out)
+
+
+def blank_comments(text: str) -> str:
+    """`text` with every comment (PlusCal algorithms too) replaced by spaces, line breaks
+    kept: each character becomes as many spaces as its UTF-8 bytes, so every line, column and
+    byte offset outside the comments stays where it was."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] == '"':
+            end = _string_end(text, i)
+            out.append(text[i:end])
+        elif text.startswith("\\*", i):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            out.append(_spaces(text[i:end]))
+        elif text.startswith("(*", i):
+            end = _block_end(text, i)
+            out.append(_spaces(text[i:end]))
+        else:
+            end = i + 1
+            out.append(text[i])
+        i = end
+    return "".join(out)
+
+
+def _spaces(comment: str) -> str:
+    return "".join(ch if ch in "\r\n" else " " * len(ch.encode("utf-8")) for ch in comment)
 
 
 def _string_end(text: str, start: int) -> int:
