@@ -54,10 +54,7 @@ NO_DIFFERENT_MUTANT = frozenset({
 })
 CHECKOUT = Path(__file__).resolve().parent.parent
 #: References the grade cannot take, each with the reason (a strict xfail: fixed means failing).
-KNOWN_UNCOVERED = {
-    "nbacc_ray97.nbacc_ray97": "its fairness condition WF_vars(A) has an action A that leaves "
-    "fd' unset; TLC evaluates it as a property only on the reference's own run",
-}
+KNOWN_UNCOVERED: dict[str, str] = {}
 
 
 @cache

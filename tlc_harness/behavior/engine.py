@@ -345,23 +345,39 @@ class _GraphGrade:
         check = self.harness.check(src, wcfg, tlc_args=self.ref.tlc_args,
                                    timeout=self.options.timeout, compat=True)
         self.runs += 1
+        note = ""
+        if check.verdict is Verdict.EVAL_ERROR and wrappers.safety_parts(self.ref):
+            # TLC may be unable to evaluate R's fairness as a property (an action of it that
+            # reads a primed variable it leaves unset): the graphs decided both directions,
+            # TLC checks the rest without it
+            src, wcfg = wrappers._forward(self.ref, staged, cand, values, fairness=False)
+            retry = self.harness.check(src, wcfg, tlc_args=self.ref.tlc_args,
+                                       timeout=self.options.timeout, compat=True)
+            self.runs += 1
+            if retry.verdict is not Verdict.EVAL_ERROR:
+                self.facts["fairness_checked"] = False
+                why = check.detail.strip()[:120]
+                note = (" (without the reference's fairness, which TLC cannot evaluate as a "
+                        "property here" + (f": {why}" if why else "") + ")")
+                check = retry
         if failed is not None:  # reverse fails on the graphs; TLC's forward run may fail too
             if check.verdict in LIMIT_VERDICTS or check.verdict in _WRAPPER_TROUBLE or \
                     check.passed:
                 return replace(failed, mapping=mapping, tlc_runs=self.runs,
                                seconds=time.monotonic() - self.started)
         elif check.verdict is Verdict.OK and not check.vacuous:
-            return self.result("ok", f"refines both ways under {_describe(cand, ref_constants)}",
-                               mapping=mapping)
+            return self.result("ok", f"refines both ways under {_describe(cand, ref_constants)}"
+                               f"{note}", mapping=mapping)
         if check.verdict in LIMIT_VERDICTS:
             return self.result("undecided", f"confirming run: {wrappers._label(check)}",
                                mapping=mapping)
         if check.verdict in _WRAPPER_TROUBLE:
             return self.fallback(f"TLC could not run the inferred mapping "
                                  f"({wrappers._label(check)}: {check.detail[:200]})")
-        return self.result("forward_fail", f"under {_describe(cand, ref_constants)}, TLC's forward run finds "
-                           f"{wrappers._label(check)} (the reference's specification with its "
-                           "fairness, a temporal property or an invariant)", mapping=mapping,
+        return self.result("forward_fail", f"under {_describe(cand, ref_constants)}, TLC's "
+                           f"forward run finds {wrappers._label(check)} (the reference's "
+                           f"specification with its fairness, a temporal property or an "
+                           f"invariant){note}", mapping=mapping,
                            trace=check.trace, details={"trace_of": "output"})
 
 
