@@ -149,3 +149,15 @@ def test_a_set_as_large_as_a_reference_number_is_the_reference_s_value(
         constants="Procs", step=step)}
     result = grade_behavior(harness, REF, files, "Out", GRAPHS)
     assert result.verdict == expected, result.reason
+
+
+def test_a_boolean_named_as_the_reference_s_keeps_its_value(harness: Harness) -> None:
+    # `Fwd` is the reference's own parameter here: FALSE, as its cfg says, and no other value
+    ref_text = RING.replace("CONSTANT N\n", "CONSTANTS N, Fwd\n").replace(
+        "(tok + 1)", "(tok + IF Fwd THEN 1 ELSE 2)")
+    ref = Reference("Ring", {"Ring.tla": ref_text},
+                    parse_cfg("CONSTANTS N = 3\n Fwd = FALSE\nSPECIFICATION Spec\n"))
+    inverted = {"Out.tla": BOOL_OUT.format(flag="Fwd", if_true="2", if_false="1")}
+    assert grade_behavior(harness, ref, inverted, "Out", GRAPHS).verdict == "forward_fail"
+    renamed = {"Out.tla": BOOL_OUT.format(flag="Forward", if_true="2", if_false="1")}
+    assert grade_behavior(harness, ref, renamed, "Out", GRAPHS).verdict == "ok"

@@ -200,8 +200,9 @@ class _GraphGrade:
         A value is named by a reference constant, a reference definition that is a literal
         once the reference's own constants have their cfg values (`MaxVal == 3`,
         `Node == 0 .. N-1` with `N = 3`), a count (`Cardinality(Procs)`), or a literal: every
-        BOOLEAN constant takes TRUE and FALSE in turn, a constant the output never uses takes
-        `UNUSED`, and a number the reference does not give is guessed (see `guessed`)."""
+        BOOLEAN constant not named as a reference constant takes TRUE and FALSE in turn, a
+        constant the output never uses takes `UNUSED`, and a number the reference does not
+        give is guessed (see `guessed`)."""
         out_consts, ref_consts = staged.out_shape.constants, staged.ref_shape.constants
         if not out_consts:
             return [[{}]]
@@ -209,7 +210,8 @@ class _GraphGrade:
         usable = tuple(c for c in ref_consts if c in values.literals)
         # an unused constant named as a reference constant keeps it (no other takes it)
         unused = _unused(staged.out_files, out_consts) - set(usable)
-        booleans = tuple(c for c in out_consts if c not in unused
+        # a BOOLEAN constant named as a reference constant means it: it keeps its value
+        booleans = tuple(c for c in out_consts if c not in unused and c not in usable
                          and out_types.get(c) == "bool")[:MAX_BOOLEAN_CONSTANTS]
         paired = tuple(c for c in out_consts if c not in unused and c not in booleans)
         self.ref_constants = set(usable)
