@@ -24,6 +24,9 @@ from tlc_harness.tools.runner import Harness
 TASKS = {t.id: t for t in builtin_tasks()}
 WITH_OPERATORS = sorted(t for t in TASKS if operator_names(TASKS[t]))
 ENGINES = ("auto", "wrappers")
+#: the wrapper engine's mutant controls take up to a minute each (a failing output costs it
+#: many TLC runs): `slow`, so `tox -e fast` leaves them to the tests env (and CI)
+MUTANT_ENGINES = ("auto", pytest.param("wrappers", marks=pytest.mark.slow))
 #: built-in references the graph engine hands to the wrappers: bounded by a CONSTRAINT that an
 #: output's own run lacks, so the output's graph is over budget
 CONSTRAINED = {t for t, task in TASKS.items() if task.cfg.constraints}
@@ -65,7 +68,7 @@ def test_operator_renamed_copy_accepted(bench_harness: Harness, data: st.DataObj
     assert result.correct, result.detail
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", MUTANT_ENGINES)
 @pytest.mark.parametrize("task_id", sorted(TASKS))
 def test_mutants_rejected(bench_harness: Harness, task_id: str, engine: str) -> None:
     results, made = mutant_controls(bench_harness, TASKS[task_id], seed=0, tries=6, keep=2,

@@ -3,11 +3,12 @@
 Same controls as `test_controls.py`, on published specifications: each reference with a
 behavior must pass against itself (the grade's coverage), its verified renamed copy and a copy
 with half its operators renamed must pass, and mutants that reach a different number of states
-must fail (CI: the mutants of a fixed third of the models; `ALIAS_FULL_CONTROLS=1`, as in
-`tox -e full`: all). Constant models (a cfg with no SPECIFICATION nor INIT/NEXT) must be reported
-`not_covered`. Models whose TLC run takes more than CONTROL_SECONDS are left out (their forward
-and reverse runs, times every control, exceed CI's budget); `scripts/grader_controls.py`
-measures them when asked. Skipped when the corpus is absent.
+must fail (CI: the mutants of a fixed third of the models, less one that takes minutes;
+`ALIAS_FULL_CONTROLS=1`, as in `tox -e full`: all). Constant models (a cfg with no
+SPECIFICATION nor INIT/NEXT) must be reported `not_covered`. Models whose TLC run takes more
+than CONTROL_SECONDS are left out (their forward and reverse runs, times every control, exceed
+CI's budget); `scripts/grader_controls.py` measures them when asked. Skipped when the corpus
+is absent.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ MUTANT_TRIES = 8  # mutants made per model; the first that behaves differently i
 #: a failing output costs the wrapper engine many TLC runs, minutes for some models
 MUTANT_SAMPLE_EVERY = 3
 MUTANT_SAMPLE_ALWAYS = frozenset({"barriers.Barrier"})  # once wrongly accepted
+#: left to `tox -e full`: its failing mutant goes to the wrapper engine for over 9 minutes
+MUTANT_SAMPLE_NEVER = frozenset({"byihive.VoucherCancel"})
 #: models none of whose MUTANT_TRIES mutants was kept when measured (same state count, or a
 #: run over the time limit): when none is kept their mutant control checks nothing, and says so
 NO_DIFFERENT_MUTANT = frozenset({
@@ -74,8 +77,8 @@ def _params(sample: bool = False) -> list[Any]:
     params = []
     chosen = sorted(_tasks())
     if sample and not os.environ.get("ALIAS_FULL_CONTROLS"):
-        chosen = [i for n, i in enumerate(chosen) if n % MUTANT_SAMPLE_EVERY == 0
-                  or i in MUTANT_SAMPLE_ALWAYS]
+        chosen = [i for n, i in enumerate(chosen) if (n % MUTANT_SAMPLE_EVERY == 0
+                  or i in MUTANT_SAMPLE_ALWAYS) and i not in MUTANT_SAMPLE_NEVER]
     for i in chosen:
         marks = [pytest.mark.xdist_group(i)]  # one worker per model: its self check is reused
         if i in KNOWN_UNCOVERED:

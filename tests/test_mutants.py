@@ -177,6 +177,7 @@ def test_mutant_differs_exactly_at_its_site(pick: tuple[str, Site]) -> None:
         assert len(mutant.text) == len(text)  # blanked or same width: columns never move
 
 
+@pytest.mark.slow  # two minutes: every mutant of a model is run to completion
 def test_behaves_differently_keeps_only_changed_state_counts(harness: Harness) -> None:
     task = TASKS["hour_clock"]
     states = task.expected_distinct_states
