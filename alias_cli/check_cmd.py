@@ -10,9 +10,6 @@ from tlc_harness.source.cfg import CfgError
 from tlc_harness.tools.results import CheckResult, ParseResult, Verdict
 from tlc_harness.tools.spec import SpecInputError, SpecSource
 
-PARSED_BY_TLC = "parsed by TLC during the check"
-"""A parse result's `output` when TLC's own SANY pass parsed the module (no separate run)."""
-
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("check", help="parse and model-check one TLA+ module",
@@ -47,8 +44,8 @@ def run(args: argparse.Namespace) -> int:
             if checked.verdict in (Verdict.PARSE_ERROR, Verdict.INFRA_ERROR):
                 parsed = harness.parse(spec)
             else:
-                parsed = ParseResult(True, spec.main, (), (), None, 0.0, PARSED_BY_TLC,
-                                     backend=checked.backend)
+                parsed = ParseResult(True, spec.main, (), (), None, 0.0, "",
+                                     backend=checked.backend, parsed_by="tlc")
             tools = harness.toolchain.describe()
     except (SpecInputError, ToolchainError, CfgError, OSError) as exc:
         return fail(str(exc))
@@ -64,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
 def render(parsed: ParseResult, checked: CheckResult) -> str:
     """A short human-readable report."""
-    took = "by TLC, in the check" if parsed.output == PARSED_BY_TLC else f"{parsed.seconds:.2f} s"
+    took = "by TLC, in the check" if parsed.parsed_by == "tlc" else f"{parsed.seconds:.2f} s"
     lines = [f"parse  {'ok' if parsed.ok else 'FAILED'}  ({took})"]
     lines += [f"  error: {e}" for e in parsed.errors[:10]]
     lines += [f"  warning: {w}" for w in parsed.warnings[:5]]

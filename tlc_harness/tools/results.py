@@ -55,6 +55,7 @@ class ParseResult:
     infra_error: str | None = None
     backend: str = "fresh"
     library_modules: tuple[str, ...] = ()   # modules staged from tlc_harness/tools/library
+    parsed_by: str = "sany"   # "tlc": TLC's own SANY pass parsed it, during a check
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = _jsonable(asdict(self))
