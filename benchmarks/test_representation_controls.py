@@ -36,12 +36,7 @@ OPTIONS = BehaviorOptions(engine="graphs")
 ALWAYS = ("record", "history")  # layouts every reference has
 #: (task, layout) -> why the grader is wrong there (strict: a fixed grader turns them red)
 WRONG_REJECTIONS: dict[tuple[str, str], str] = {}
-WRONG_ACCEPTANCES: dict[tuple[str, str], str] = {
-    ("vending_machine", "record"): (
-        "the mutant Init cash = 1 (cash is no longer a function of stock) is accepted in the "
-        "record layout under cash <- AliasD1[st.stock], a lookup table that ignores the "
-        "output's own (wrong) cash; the same mutant in its own layout is rejected"),
-}
+WRONG_ACCEPTANCES: dict[tuple[str, str], str] = {}
 
 _variants: dict[str, dict[str, RepresentationVariant]] = {}
 _mutants: dict[str, tuple[list[ControlResult], int]] = {}

@@ -6,7 +6,7 @@ feature of G whose values, through a translation of atoms, are exactly the part'
 R's reachable states (both directions of refinement make the image of G's reachable states
 equal R's reachable states, so every part's values must agree). A part no feature matches may
 be derived: when R's other parts determine it on R's reachable states, a lookup table gives it,
-provided no unused variable of G could have held it. G's variables that no part uses are hidden.
+provided no unused variable or field of G could have held it. G's variables that no part uses are hidden.
 
 Parts are assigned one by one, fewest candidates first, and every partial assignment must keep
 the projected image of G's states equal to R's projected states and every G step a projected R
@@ -281,12 +281,14 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
     used = {v for _, c in assigned if c.feature for v in c.feature.uses}
     if hides_identities([c.feature for _, c in assigned if c.feature]):
         return None
+    used_exprs = [c.feature.expr for _, c in assigned if c.feature]
     for part in unmatched:
         shape = signature(part.column)
-        rivals = [f for f in feats if f.depth == 0 and not (f.uses & used)
-                  and signature(f.column) == shape]
+        rivals = [f for f in feats if signature(f.column) == shape
+                  and (not (f.uses & used) if f.depth == 0 else
+                       not any(_overlaps(f.expr, e) for e in used_exprs))]
         if rivals:
-            return None  # an unused variable of G could hold it: not derived
+            return None  # an unused variable or field of G could hold it: not derived
         choice = _derive(search, part, assigned, r_keys, g_keys)
         if choice is None:
             return None
@@ -318,6 +320,13 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
             search.passed_forward = found
         return None
     return found
+
+
+def _overlaps(a: str, b: str) -> bool:
+    """Whether one of two feature texts is a piece of the other (`st` and `st.cash`, `x[1]`
+    and `x[1].f`): a field of a variable the mapping reads elsewhere is not unused."""
+    short, long = sorted((a, b), key=len)
+    return long == short or (long.startswith(short) and long[len(short)] in ".[")
 
 
 def _values_of(part: Part, chosen: dict[int, Choice]) -> Sequence[Value]:

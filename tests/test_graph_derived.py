@@ -1,0 +1,52 @@
+"""A reference variable the output does not hold may be derived from the output's other state
+(a lookup table), but only when no unused variable or field of the output could hold it: else
+a wrong field would be hidden behind the table and a wrong output accepted."""
+
+from __future__ import annotations
+
+import pytest
+
+from tlc_harness.behavior.engine import grade_behavior
+from tlc_harness.behavior.options import BehaviorOptions
+from tlc_harness.behavior.wrappers import Reference
+from tlc_harness.source.cfg import parse_cfg
+from tlc_harness.tools.runner import Harness
+
+SHOP = """---- MODULE Shop ----
+EXTENDS Integers
+VARIABLES stock, cash
+Init == stock = 2 /\\ cash = 0
+Next == stock > 0 /\\ stock' = stock - 1 /\\ cash' = cash + 1
+Spec == Init /\\ [][Next]_<<stock, cash>>
+====
+"""
+REF = Reference("Shop", {"Shop.tla": SHOP}, parse_cfg("SPECIFICATION Spec\nCHECK_DEADLOCK FALSE\n"))
+PACKED = """---- MODULE Out ----
+EXTENDS Integers
+VARIABLE st
+Init == st = [stock |-> 2{cash}]
+Next == st.stock > 0 /\\ st' = [stock |-> st.stock - 1{cash_next}]
+Spec == Init /\\ [][Next]_st
+====
+"""
+GRAPHS = BehaviorOptions(engine="graphs")
+
+
+def _grade(harness: Harness, cash: str, cash_next: str) -> str:
+    files = {"Out.tla": PACKED.format(cash=cash, cash_next=cash_next)}
+    result = grade_behavior(harness, REF, files, "Out", GRAPHS)
+    return result.verdict
+
+
+def test_a_variable_the_output_derives_is_read_through_a_table(harness: Harness) -> None:
+    assert _grade(harness, "", "") == "ok"  # cash = 2 - stock: the output need not hold it
+
+
+def test_a_field_that_holds_it_correctly_is_used(harness: Harness) -> None:
+    assert _grade(harness, ", cash |-> 0", ", cash |-> st.cash + 1") == "ok"
+
+
+@pytest.mark.parametrize("start", ["1", "5"])
+def test_a_wrong_field_is_not_hidden_behind_a_table(harness: Harness, start: str) -> None:
+    # the output's own cash is wrong: deriving the reference's cash from stock would hide it
+    assert _grade(harness, f", cash |-> {start}", ", cash |-> st.cash + 1") != "ok"
