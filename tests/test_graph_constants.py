@@ -161,3 +161,19 @@ def test_a_boolean_named_as_the_reference_s_keeps_its_value(harness: Harness) ->
     assert grade_behavior(harness, ref, inverted, "Out", GRAPHS).verdict == "forward_fail"
     renamed = {"Out.tla": BOOL_OUT.format(flag="Forward", if_true="2", if_false="1")}
     assert grade_behavior(harness, ref, renamed, "Out", GRAPHS).verdict == "ok"
+
+
+def test_a_count_given_to_a_constant_of_unknown_type_is_a_guess(harness: Harness) -> None:
+    # `Top` is only assigned: nothing says it is a set, so `1..N` for it is a guess
+    files = {"Out.tla": """---- MODULE Out ----
+EXTENDS Integers
+CONSTANTS N, Top
+VARIABLE tok
+Init == tok = Top
+Next == tok' = (tok + 2) % N
+Spec == Init /\\ [][Next]_tok
+====
+"""}
+    result = grade_behavior(harness, REF, files, "Out", GRAPHS)
+    assert result.verdict == "no_mapping", result.reason
+    assert "does not fix for Top" in result.reason

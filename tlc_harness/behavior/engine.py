@@ -121,7 +121,9 @@ class _GraphGrade:
     #: constant's own name; any other value (another definition, a cardinality) is a guess
     ref_constants: set[str] = field(default_factory=set)
     own_name_definitions: set[str] = field(default_factory=set)
-    counts: set[str] = field(default_factory=set)
+    #: counts of reference constants (`Cardinality(Procs)`, `1..N`) -> their value type
+    counts: dict[str, str] = field(default_factory=dict)
+    out_types: Mapping[str, str] = field(default_factory=dict)
 
     def result(self, verdict: str, reason: str, **kw: Any) -> BehaviorResult:
         return BehaviorResult(verdict, kw.pop("mapping", None), reason,
@@ -206,7 +208,7 @@ class _GraphGrade:
         out_consts, ref_consts = staged.out_shape.constants, staged.ref_shape.constants
         if not out_consts:
             return [[{}]]
-        out_types = staged.out_shape.types
+        out_types = self.out_types = staged.out_shape.types
         usable = tuple(c for c in ref_consts if c in values.literals)
         # an unused constant named as a reference constant keeps it (no other takes it)
         unused = _unused(staged.out_files, out_consts) - set(usable)
@@ -222,7 +224,7 @@ class _GraphGrade:
             fixed = _literal_definitions(self.ref, set(ref_consts), values.literals)
             self.own_name_definitions = set(fixed) & set(paired)
             counts = _cardinalities(values.literals, usable)
-            self.counts = set(counts)
+            self.counts = {n: value_type(body) for n, body in counts.items()}
             fixed.update(counts)
             values.literals.update(fixed)
             types.update({name: value_type(body) for name, body in fixed.items()})
@@ -265,15 +267,16 @@ class _GraphGrade:
     def guessed(self, const_map: Mapping[str, str]) -> list[str]:
         """The output constants of `const_map` whose values the reference does not fix: a
         value that is neither a reference constant's, a count of one (`Cardinality(Procs)`
-        for a number of processes), nor the reference's definition of the constant's own
-        name, or one given to other output constants too (a constant keeps its value only
-        where the names agree). TRUE and FALSE are not guesses (each is tried), nor the
-        value of a constant the output never uses."""
+        for a constant used as a number, `1..N` for one used as a set), nor the reference's
+        definition of the constant's own name, or one given to other output constants too (a
+        constant keeps its value only where the names agree). TRUE and FALSE are not guesses
+        (each is tried), nor the value of a constant the output never uses."""
         shared = Counter(const_map.values())
         return sorted(g for g, r in const_map.items()
                       if r not in ("TRUE", "FALSE", UNUSED)
                       and not (r == g and r in self.own_name_definitions)
-                      and not (r in self.counts and shared[r] == 1)
+                      and not (r in self.counts and shared[r] == 1
+                               and self.out_types.get(g) == self.counts[r])
                       and (r not in self.ref_constants or (shared[r] > 1 and r != g)))
 
     def no_constants(self, staged: wrappers._Staged) -> BehaviorResult:
