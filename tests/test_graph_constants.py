@@ -177,3 +177,42 @@ Spec == Init /\\ [][Next]_tok
     result = grade_behavior(harness, REF, files, "Out", GRAPHS)
     assert result.verdict == "no_mapping", result.reason
     assert "does not fix for Top" in result.reason
+
+
+PLUSCAL_REF = """---- MODULE Two ----
+EXTENDS Integers
+{algorithm}
+VARIABLE done
+ProcSet == (1..2)
+Init == done = {{}}
+Next == \\E p \\in ProcSet \\ done : done' = done \\cup {{p}}
+Spec == Init /\\ [][Next]_done
+====
+"""
+ALGORITHM = """(* --algorithm Two
+process (P \\in 1..2) begin A: skip; end process;
+end algorithm; *)"""
+PROCS_OUT = """---- MODULE Out ----
+EXTENDS Integers
+CONSTANT Procs
+VARIABLE fin
+Init == fin = {{}}
+Next == \\E p \\in Procs \\ fin : fin' = {step}
+Spec == Init /\\ [][Next]_fin
+====
+"""
+
+
+@pytest.mark.parametrize(("pluscal", "step", "expected"), [
+    (True, "fin \\cup {p}", "ok"),
+    (True, "Procs", "forward_fail"),  # every process at once
+    (False, "Procs", "no_mapping"),   # a set the reference merely defines: a guess
+])
+def test_the_processes_of_a_pluscal_reference_are_its_value(
+        harness: Harness, pluscal: bool, step: str, expected: str) -> None:
+    text = PLUSCAL_REF.format(algorithm=ALGORITHM if pluscal else "")
+    ref = Reference("Two", {"Two.tla": text},
+                    parse_cfg("SPECIFICATION Spec\nCHECK_DEADLOCK FALSE\n"))
+    files = {"Out.tla": PROCS_OUT.format(step=step)}
+    result = grade_behavior(harness, ref, files, "Out", GRAPHS)
+    assert result.verdict == expected, result.reason

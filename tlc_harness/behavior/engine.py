@@ -121,8 +121,9 @@ class _GraphGrade:
     #: constant's own name; any other value (another definition, a cardinality) is a guess
     ref_constants: set[str] = field(default_factory=set)
     own_name_definitions: set[str] = field(default_factory=set)
-    #: counts of reference constants (`Cardinality(Procs)`, `1..N`) -> their value type
-    counts: dict[str, str] = field(default_factory=dict)
+    #: values the reference fixes for an output constant of one type, 1:1 -> that type: counts
+    #: of its constants (`Cardinality(Procs)`, `1..N`) and PlusCal's set of processes `ProcSet`
+    typed_values: dict[str, str] = field(default_factory=dict)
     out_types: Mapping[str, str] = field(default_factory=dict)
 
     def result(self, verdict: str, reason: str, **kw: Any) -> BehaviorResult:
@@ -224,7 +225,9 @@ class _GraphGrade:
             fixed = _literal_definitions(self.ref, set(ref_consts), values.literals)
             self.own_name_definitions = set(fixed) & set(paired)
             counts = _cardinalities(values.literals, usable)
-            self.counts = {n: value_type(body) for n, body in counts.items()}
+            self.typed_values = {n: value_type(body) for n, body in counts.items()}
+            if "ProcSet" in fixed and self.ref_is_pluscal():  # the reference's processes
+                self.typed_values["ProcSet"] = "set"
             fixed.update(counts)
             values.literals.update(fixed)
             types.update({name: value_type(body) for name, body in fixed.items()})
@@ -241,6 +244,10 @@ class _GraphGrade:
         return [[{**base, **free, **dict(zip(booleans, truth, strict=True))}
                  for truth in itertools.product(("TRUE", "FALSE"), repeat=len(booleans))]
                 for base in maps[:MAX_CONSTANT_MAPS]]
+
+    def ref_is_pluscal(self) -> bool:
+        return any(analyze_module(text).has_pluscal for name, text in self.ref.files.items()
+                   if name.endswith(".tla"))
 
     def under_every_boolean(self, staged: wrappers._Staged, values: wrappers.CfgValues,
                             group: list[dict[str, str]], ref_graph: StateGraph
@@ -267,7 +274,8 @@ class _GraphGrade:
     def guessed(self, const_map: Mapping[str, str]) -> list[str]:
         """The output constants of `const_map` whose values the reference does not fix: a
         value that is neither a reference constant's, a count of one (`Cardinality(Procs)`
-        for a constant used as a number, `1..N` for one used as a set), nor the reference's
+        for a constant used as a number, `1..N` for one used as a set), the processes of a
+        PlusCal reference (`ProcSet`, for a constant used as a set), nor the reference's
         definition of the constant's own name, or one given to other output constants too (a
         constant keeps its value only where the names agree). TRUE and FALSE are not guesses
         (each is tried), nor the value of a constant the output never uses."""
@@ -275,8 +283,8 @@ class _GraphGrade:
         return sorted(g for g, r in const_map.items()
                       if r not in ("TRUE", "FALSE", UNUSED)
                       and not (r == g and r in self.own_name_definitions)
-                      and not (r in self.counts and shared[r] == 1
-                               and self.out_types.get(g) == self.counts[r])
+                      and not (r in self.typed_values and shared[r] == 1
+                               and self.out_types.get(g) == self.typed_values[r])
                       and (r not in self.ref_constants or (shared[r] > 1 and r != g)))
 
     def no_constants(self, staged: wrappers._Staged) -> BehaviorResult:
