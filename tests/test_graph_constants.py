@@ -216,3 +216,21 @@ def test_the_processes_of_a_pluscal_reference_are_its_value(
     files = {"Out.tla": PROCS_OUT.format(step=step)}
     result = grade_behavior(harness, ref, files, "Out", GRAPHS)
     assert result.verdict == expected, result.reason
+
+
+def test_an_evaluation_error_under_processes_the_grader_numbered_is_no_mapping(
+        harness: Harness) -> None:
+    # TLC stops at `1 = "none"`: with model values for processes the output would run
+    ref = Reference("Two", {"Two.tla": PLUSCAL_REF.format(algorithm=ALGORITHM)},
+                    parse_cfg("SPECIFICATION Spec\nCHECK_DEADLOCK FALSE\n"))
+    files = {"Out.tla": """---- MODULE Out ----
+CONSTANT Procs
+VARIABLE owner
+Init == owner = "none"
+Next == \\E p \\in Procs : owner = "none" /\\ owner' = p
+Spec == Init /\\ [][Next]_owner
+====
+"""}
+    result = grade_behavior(harness, ref, files, "Out", GRAPHS)
+    assert result.verdict == "no_mapping", result.reason
+    assert "elements the grader chose for Procs" in result.reason

@@ -332,6 +332,13 @@ class _GraphGrade:
             why = ("the output has no initial state" if found.verdict == "vacuous" else
                    f"the output's own run fails under the reference's constants "
                    f"({found.verdict}: {found.detail[:200]})")
+            chosen = sorted(g for g, r in const_map.items()
+                            if self.typed_values.get(r) == "set")
+            if found.verdict == Verdict.EVAL_ERROR.value and chosen:
+                # TLC compares an integer with a string only by stopping: a set of processes
+                # written as numbers may break an output that works with any other elements
+                return self.result("no_mapping", f"{why}, with elements the grader chose for "
+                                   f"{', '.join(chosen)} ({_given_text(const_map)})")
             return self.result("forward_fail", why)
         out_graph = found.graph
         self.facts["output_states"] = len(out_graph)
