@@ -218,19 +218,130 @@ def test_the_processes_of_a_pluscal_reference_are_its_value(
     assert result.verdict == expected, result.reason
 
 
-def test_an_evaluation_error_under_processes_the_grader_numbered_is_no_mapping(
-        harness: Harness) -> None:
-    # TLC stops at `1 = "none"`: with model values for processes the output would run
+@pytest.mark.parametrize(("nxt", "expected"), [
+    ("\\E p \\in Procs \\ fin : p # \"none\" /\\ fin' = fin \\cup {p}", "ok"),
+    ("\\E p \\in Procs : fin = {} /\\ p # \"none\" /\\ fin' = {p}", "reverse_fail"),
+])
+def test_processes_the_grader_numbered_become_model_values_where_numbers_fail(
+        harness: Harness, nxt: str, expected: str) -> None:
+    # TLC stops at `1 # "none"`: the output runs with model values for its processes, and
+    # the value translation pairs them with the reference's numbers
     ref = Reference("Two", {"Two.tla": PLUSCAL_REF.format(algorithm=ALGORITHM)},
                     parse_cfg("SPECIFICATION Spec\nCHECK_DEADLOCK FALSE\n"))
-    files = {"Out.tla": """---- MODULE Out ----
+    files = {"Out.tla": f"""---- MODULE Out ----
 CONSTANT Procs
-VARIABLE owner
-Init == owner = "none"
-Next == \\E p \\in Procs : owner = "none" /\\ owner' = p
-Spec == Init /\\ [][Next]_owner
+VARIABLE fin
+Init == fin = {{}}
+Next == {nxt}
+Spec == Init /\\ [][Next]_fin
 ====
 """}
     result = grade_behavior(harness, ref, files, "Out", GRAPHS)
-    assert result.verdict == "no_mapping", result.reason
-    assert "elements the grader chose for Procs" in result.reason
+    assert result.verdict == expected, result.reason
+    assert result.details["model_values_for"] == ["Procs"]
+
+
+CYCLE = Reference("Cycle", {"Cycle.tla": """---- MODULE Cycle ----
+EXTENDS Integers
+VARIABLE tok
+Init == tok = 0
+Next == tok' = (tok + 1) % 3
+Spec == Init /\\ [][Next]_tok
+====
+"""}, parse_cfg("SPECIFICATION Spec\nCHECK_DEADLOCK FALSE\n"))
+JUMP_OUT = """---- MODULE Out ----
+EXTENDS Integers
+CONSTANT Jump
+ASSUME Jump \\in Nat
+VARIABLE tok
+Init == tok = 0
+Next == {next}
+Spec == Init /\\ [][Next]_tok
+====
+"""
+
+
+def _grade_jump(harness: Harness, nxt: str) -> tuple[str, str]:
+    files = {"Out.tla": JUMP_OUT.format(next=nxt)}
+    result = grade_behavior(harness, CYCLE, files, "Out", GRAPHS)
+    return result.verdict, result.reason
+
+
+def test_a_number_the_reference_lacks_takes_several_values(harness: Harness) -> None:
+    # the reference has no number for `Jump`: 1 is among those tried
+    assert _grade_jump(harness, "tok' = (tok + Jump) % 3")[0] == "ok"
+
+
+def test_a_step_forbidden_under_every_number_tried_is_a_forward_fail(harness: Harness) -> None:
+    verdict, reason = _grade_jump(harness, "tok' = IF tok < Jump THEN tok + 1 ELSE (tok + 2) % 3")
+    assert verdict == "forward_fail", reason
+    assert "under every value of Jump (Jump in {0, 1, 2, 3" in reason
+
+
+def test_behaviors_missing_under_every_number_tried_are_no_mapping(harness: Harness) -> None:
+    # a bound too small to follow the reference may be the number's fault
+    verdict, reason = _grade_jump(harness, "tok < Jump /\\ tok < 1 /\\ tok' = tok + 1")
+    assert verdict == "no_mapping", reason
+    assert "does not fix for Jump" in reason
+
+
+SWITCH = Reference("Switch", {"Switch.tla": """---- MODULE Switch ----
+VARIABLE v
+Init == v = "yes"
+Next == v' = IF v = "yes" THEN "no" ELSE "yes"
+Spec == Init /\\ [][Next]_v
+====
+"""}, parse_cfg("SPECIFICATION Spec\n"))
+SYMBOL_OUT = """---- MODULE Out ----
+CONSTANTS Aye, Nay
+VARIABLE vote
+TypeOK == vote \\in {{Aye, Nay}}
+Init == {init}
+Next == vote' = IF vote = Aye THEN Nay ELSE Aye
+Spec == Init /\\ [][Next]_vote
+====
+"""
+
+
+@pytest.mark.parametrize(("init", "expected"), [("vote = Aye", "ok"),
+                                                ("vote \\in {Aye, Nay}", "forward_fail")])
+def test_constants_used_as_symbols_are_model_values(harness: Harness, init: str,
+                                                    expected: str) -> None:
+    # the reference has no constants: `Aye` and `Nay` are model values, and any two distinct
+    # ones behave alike, so a failure under them is the output's
+    files = {"Out.tla": SYMBOL_OUT.format(init=init)}
+    result = grade_behavior(harness, SWITCH, files, "Out", GRAPHS)
+    assert result.verdict == expected, result.reason
+    if expected == "ok":
+        assert "is a model value" in result.details["mapping_tla"]
+
+
+OWNER = Reference("Owner", {"Owner.tla": """---- MODULE Owner ----
+CONSTANTS Procs, First
+VARIABLE owner
+Init == owner = First
+Next == \\E p \\in Procs : owner' = p
+Spec == Init /\\ [][Next]_owner
+====
+"""}, parse_cfg("CONSTANTS Procs = {p1, p2, p3}\n First = p1\nSPECIFICATION Spec\n"))
+NUMBERED_OUT = """---- MODULE Out ----
+EXTENDS Naturals
+CONSTANTS N, Start
+ASSUME N \\in Nat /\\ Start \\in 1..N
+VARIABLE holder
+Init == holder = Start
+Next == \\E i \\in 1..N : holder' = {target}
+Spec == Init /\\ [][Next]_holder
+====
+"""
+
+
+@pytest.mark.parametrize(("target", "expected"), [("i", "ok"),
+                                                  ("(holder % N) + 1", "reverse_fail")])
+def test_numbered_processes_stand_for_the_reference_s_model_values(
+        harness: Harness, target: str, expected: str) -> None:
+    # `N` counts the reference's `Procs`; `Start` is a number where the reference's `First`
+    # is a model value: each number stands for one model value, and `Start` takes each in turn
+    files = {"Out.tla": NUMBERED_OUT.format(target=target)}
+    result = grade_behavior(harness, OWNER, files, "Out", GRAPHS)
+    assert result.verdict == expected, result.reason

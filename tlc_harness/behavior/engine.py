@@ -35,8 +35,11 @@ from tlc_harness.tools.spec import SpecInputError, SpecSource
 
 MAX_CONSTANT_MAPS = 3     # constant maps explored before giving up
 MAX_BOOLEAN_CONSTANTS = 3  # BOOLEAN constants of the output whose values are all tried
-#: numbers an output's constant may take where the reference gives none (only `ok` counts)
+#: numbers an output's constant may take where the reference gives none, as placeholders:
+#: each such constant then takes every number of `swept_numbers` in turn
 _GUESSED_NUMBERS = ("2", "3")
+MAX_SWEPT_CONSTANTS = 2    # guessed numeric constants whose values are all tried
+MAX_SWEPT_VALUES = 6       # numbers tried for each
 #: the value of a constant the output declares and never uses
 UNUSED = '"unused"'
 _FAILURES = ("forward_fail", "reverse_fail")
@@ -125,6 +128,10 @@ class _GraphGrade:
     #: of its constants (`Cardinality(Procs)`, `1..N`) and PlusCal's set of processes `ProcSet`
     typed_values: dict[str, str] = field(default_factory=dict)
     out_types: Mapping[str, str] = field(default_factory=dict)
+    #: output constants used only as symbols, each a model value of its own name
+    symbols: set[str] = field(default_factory=set)
+    #: numeric output constants where the reference has a model value: each number is tried
+    standing: set[str] = field(default_factory=set)
 
     def result(self, verdict: str, reason: str, **kw: Any) -> BehaviorResult:
         return BehaviorResult(verdict, kw.pop("mapping", None), reason,
@@ -164,10 +171,12 @@ class _GraphGrade:
         groups = self.constant_maps(staged, values)
         first: BehaviorResult | None = None if groups else self.no_constants(staged)
         for group in groups or []:
-            graded = self.under_every_boolean(staged, values, group, ref_graph.graph)
+            graded = self.under_every_value(staged, values, group, ref_graph.graph)
             if isinstance(graded, _Fallback) or graded.passed:
                 return graded
-            guessed = self.guessed(group[0])
+            # a forward failure under every number tried is the output's, not the numbers'
+            swept = set(graded.details.get("failed_under_every_value", ()))
+            guessed = [g for g in self.guessed(group[0]) if g not in swept]
             if guessed and graded.verdict in _FAILURES:
                 # a failure under values the reference does not fix may be the values' fault
                 graded = replace(graded, verdict="no_mapping", reason=(
@@ -221,8 +230,14 @@ class _GraphGrade:
         types = dict(staged.ref_shape.types)
         maps = _assignments(paired, usable, out_types, types)
         targets = usable
+        symbols: dict[str, str] = {}
         if not maps:
             fixed = _literal_definitions(self.ref, set(ref_consts), values.literals)
+            # a symbol the reference has no value for is a model value of its own name
+            symbols = {c: c for c in paired if c in staged.out_shape.symbols
+                       and c not in fixed and c not in values.literals}
+            self.symbols = set(symbols)
+            paired = tuple(c for c in paired if c not in symbols)
             self.own_name_definitions = set(fixed) & set(paired)
             counts = _cardinalities(values.literals, usable)
             self.typed_values = {n: value_type(body) for n, body in counts.items()}
@@ -239,37 +254,88 @@ class _GraphGrade:
             maps = _assignments(paired, targets + _GUESSED_NUMBERS, out_types, types)
         if not maps:
             return None
-        values.literals.update({"TRUE": "TRUE", "FALSE": "FALSE", UNUSED: UNUSED})
+        values.literals.update({"TRUE": "TRUE", "FALSE": "FALSE", UNUSED: UNUSED, **symbols})
         free = {c: UNUSED for c in unused}
-        return [[{**base, **free, **dict(zip(booleans, truth, strict=True))}
-                 for truth in itertools.product(("TRUE", "FALSE"), repeat=len(booleans))]
-                for base in maps[:MAX_CONSTANT_MAPS]]
+        groups: list[list[dict[str, str]]] = []
+        model_values = self.ref.cfg.model_values()
+        for base in _distinct_bases(maps):
+            # a number where the reference has a model value (the counter among numbered
+            # prisoners) stands for it through the value translation: any number may
+            standing = {g for g, r in base.items() if out_types.get(g) == "int"
+                        and values.literals[r].strip() in model_values}
+            self.standing |= standing
+            swept = [g for g, r in base.items() if r in _GUESSED_NUMBERS or g in standing]
+            swept = swept[:MAX_SWEPT_CONSTANTS]
+            numbers = self.swept_numbers(values) if swept else ()
+            values.literals.update({n: n for n in numbers})
+            choices = [*[("TRUE", "FALSE")] * len(booleans), *[numbers] * len(swept)]
+            group = [{**base, **free, **symbols, **dict(zip((*booleans, *swept), choice,
+                                                            strict=True))}
+                     for choice in itertools.product(*choices)]
+            groups.append(group)
+            if len(groups) == MAX_CONSTANT_MAPS:
+                break
+        return groups
+
+    def swept_numbers(self, values: wrappers.CfgValues) -> tuple[str, ...]:
+        """The numbers a constant the reference has no value for takes in turn: 0 to 3 and the
+        reference's own small numbers (its cfg's, and the literals of its modules), at most
+        `MAX_SWEPT_VALUES`, smallest first."""
+        found = {0, 1, 2, 3}
+        for value in values.literals.values():
+            if re.fullmatch(r"\s*\d+\s*", value) and int(value) <= 20:
+                found.add(int(value))
+        for text in self.ref.files.values():
+            code = re.sub(r'\(\*.*?\*\)|\\\*[^\n]*|"[^"\n]*"', " ", text, flags=re.S)
+            found.update(int(n) for n in re.findall(r"(?<![\w.])\d(?![\w.])", code))
+        small = sorted(found)[:MAX_SWEPT_VALUES]
+        return tuple(str(n) for n in small)
 
     def ref_is_pluscal(self) -> bool:
         return any(analyze_module(text).has_pluscal for name, text in self.ref.files.items()
                    if name.endswith(".tla"))
 
-    def under_every_boolean(self, staged: wrappers._Staged, values: wrappers.CfgValues,
-                            group: list[dict[str, str]], ref_graph: StateGraph
-                            ) -> BehaviorResult | _Fallback:
-        """The grade under one constant map, whichever values its BOOLEAN constants take:
-        `ok` under one of them; a failure only when every value the output's ASSUMEs allow
-        fails (each is tried: the output's parameter is the grader's to choose)."""
+    def under_every_value(self, staged: wrappers._Staged, values: wrappers.CfgValues,
+                          group: list[dict[str, str]], ref_graph: StateGraph
+                          ) -> BehaviorResult | _Fallback:
+        """The grade under one constant map, whichever values its BOOLEAN constants and its
+        guessed numbers take (each is tried: the output's parameter is the grader's to
+        choose): `ok` under one of them; a failure only when every value the output's ASSUMEs
+        allow fails. For guessed numbers a failure also needs one forward failure among them
+        (a bound too small to follow the reference may be the number's fault; a step the
+        reference forbids is the output's); not for a number that stands for a reference
+        model value (the translation pairs it with that value whichever it is). Otherwise,
+        or when the values disagree, the grade is `no_mapping`."""
         results: list[BehaviorResult] = []
         for const_map in group:
             graded = self.under(staged, values, const_map, ref_graph)
             if isinstance(graded, _Fallback) or graded.passed or len(group) == 1:
                 return graded
             results.append(graded)
+        varying = [g for g in group[0] if len({m[g] for m in group}) > 1]
+        tried = "; ".join(f"{g} in {{{', '.join(dict.fromkeys(m[g] for m in group))}}}"
+                          for g in varying)
         failed = [r for r in results if r.verdict in _FAILURES]
         rejected = [r for r in results if r.details.get("assume_rejected")]
+        forward = [r for r in results if r.verdict == "forward_fail"]
         if failed and len(failed) + len(rejected) == len(results):
-            shown = failed[0]
-            booleans = [g for g, v in group[0].items() if v in ("TRUE", "FALSE")]
-            return replace(shown, reason=f"under every value of {', '.join(booleans)} "
-                           f"({len(failed)} tried, {len(rejected)} rejected by the output's "
-                           f"ASSUME): {shown.reason}")
-        return max(results, key=_progress)
+            shown = (forward or failed)[0]
+            return replace(shown, reason=f"under every value of {', '.join(varying)} "
+                           f"({tried}: {len(failed)} tried, {len(rejected)} rejected by the "
+                           f"output's ASSUME): {shown.reason}",
+                           details={**shown.details, "failed_under_every_value": [
+                               g for g in varying if forward or g in self.standing
+                               or group[0][g] in ("TRUE", "FALSE")]}, **self.totals())
+        best = max(results, key=_progress)
+        if best.verdict in _FAILURES:  # another value gave no mapping: nothing is decided
+            return replace(best, verdict="no_mapping", reason=(
+                f"{best.verdict} under some values of {', '.join(varying)} ({tried}), no "
+                f"mapping under others: {best.reason}"), **self.totals())
+        return replace(best, **self.totals())
+
+    def totals(self) -> dict[str, Any]:
+        """The grade's TLC runs and seconds so far (a grade over several values sums them)."""
+        return {"tlc_runs": self.runs, "seconds": time.monotonic() - self.started}
 
     def guessed(self, const_map: Mapping[str, str]) -> list[str]:
         """The output constants of `const_map` whose values the reference does not fix: a
@@ -278,10 +344,11 @@ class _GraphGrade:
         PlusCal reference (`ProcSet`, for a constant used as a set), nor the reference's
         definition of the constant's own name, or one given to other output constants too (a
         constant keeps its value only where the names agree). TRUE and FALSE are not guesses
-        (each is tried), nor the value of a constant the output never uses."""
+        (each is tried), nor the value of a constant the output never uses, nor the model
+        value a symbol takes (`symbol_constants`: any other would do as well)."""
         shared = Counter(const_map.values())
         return sorted(g for g, r in const_map.items()
-                      if r not in ("TRUE", "FALSE", UNUSED)
+                      if r not in ("TRUE", "FALSE", UNUSED) and g not in self.symbols
                       and not (r == g and r in self.own_name_definitions)
                       and not (r in self.typed_values and shared[r] == 1
                                and self.out_types.get(g) == self.typed_values[r])
@@ -336,7 +403,12 @@ class _GraphGrade:
                             if self.typed_values.get(r) == "set")
             if found.verdict == Verdict.EVAL_ERROR.value and chosen:
                 # TLC compares an integer with a string only by stopping: a set of processes
-                # written as numbers may break an output that works with any other elements
+                # written as numbers may break an output that works with any other elements,
+                # such as model values (the translation pairs them with the numbers)
+                other_elements = _as_model_values(const_map, chosen, values)
+                if other_elements is not None:
+                    self.facts["model_values_for"] = chosen
+                    return self.under(staged, values, other_elements, ref_graph)
                 return self.result("no_mapping", f"{why}, with elements the grader chose for "
                                    f"{', '.join(chosen)} ({_given_text(const_map)})")
             return self.result("forward_fail", why)
@@ -360,7 +432,7 @@ class _GraphGrade:
         mapping = cand.to_json()
         self.facts["hidden"] = list(inferred.hidden)
         ref_constants = frozenset(staged.ref_shape.constants)
-        self.facts["mapping_tla"] = _substitutions(cand, ref_constants)
+        self.facts["mapping_tla"] = _substitutions(cand, ref_constants, frozenset(self.symbols))
         src, wcfg = wrappers._forward(self.ref, staged, cand, values)
         check = self.harness.check(src, wcfg, tlc_args=self.ref.tlc_args,
                                    timeout=self.options.timeout, compat=True)
@@ -406,6 +478,37 @@ def _unused(files: Mapping[str, str], constants: tuple[str, ...]) -> set[str]:
     used = {o.name for info in analyze_task(files).values() for o in info.occurrences
             if not o.is_definition}
     return {c for c in constants if c not in used}
+
+
+def _as_model_values(const_map: dict[str, str], chosen: list[str],
+                     values: wrappers.CfgValues) -> dict[str, str] | None:
+    """`const_map` with each constant of `chosen` (a set of numbers: `1..N`, `ProcSet`) given
+    as many model values instead (`AliasM1`, ...); None when a set's size is unknown."""
+    retry = dict(const_map)
+    made = 0
+    for g in chosen:
+        text = values.literals[const_map[g]].strip()
+        bounds = re.fullmatch(r"\(?\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*\)?", text)
+        if not bounds:
+            return None
+        size = int(bounds.group(2)) - int(bounds.group(1)) + 1
+        key = "{" + ", ".join(f"AliasM{made + i + 1}" for i in range(size)) + "}"
+        values.literals[key] = key
+        made += size
+        retry[g] = key
+    return retry
+
+
+def _distinct_bases(maps: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The maps, each kept once when numbers guessed for it count as one placeholder."""
+    seen: set[tuple[tuple[str, str], ...]] = set()
+    kept = []
+    for base in maps:
+        key = tuple(sorted((g, "?" if r in _GUESSED_NUMBERS else r) for g, r in base.items()))
+        if key not in seen:
+            seen.add(key)
+            kept.append(base)
+    return kept
 
 
 def _progress(result: BehaviorResult) -> int:
@@ -483,12 +586,14 @@ def _describe(cand: Candidate, ref_constants: frozenset[str] = frozenset()) -> s
     return text if len(text) <= 300 else text[:297] + "..."
 
 
-def _substitutions(cand: Candidate, ref_constants: frozenset[str]) -> str:
+def _substitutions(cand: Candidate, ref_constants: frozenset[str],
+                   symbols: frozenset[str] = frozenset()) -> str:
     """The mapping as TLA+: the definitions it needs and the INSTANCE substitutions."""
     subs = [f"{r} <- {e}" for r, e in cand.variables.items()]
     subs += [f"{r} <- {g}" for g, r in cand.constants.items() if r in ref_constants]
-    given = [f"\\* the output's constant {g} is given {r}" for g, r in cand.constants.items()
-             if r not in ref_constants]
+    given = [f"\\* the output's constant {g} is " + ("a model value" if g in symbols
+                                                   else f"given {r}")
+             for g, r in cand.constants.items() if r not in ref_constants]
     return "\n".join([*cand.definitions, *given,
                       "INSTANCE Reference WITH " + ",\n    ".join(subs)])
 

@@ -29,6 +29,8 @@ class SpecShape:
     constants: tuple[str, ...]
     definitions: frozenset[str]
     types: Mapping[str, str] = field(default_factory=dict)  # rough value type per name
+    #: constants used only as symbols (see `symbol_constants`)
+    symbols: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,9 @@ def spec_shape(files: Mapping[str, str], main: str,
         definitions.update(info.exports)
         todo.extend(info.extends)
     types = infer_types(files, variables, constants, constant_values)
-    return SpecShape(main, tuple(variables), tuple(constants), frozenset(definitions), types)
+    symbols = symbol_constants(files, [c for c in constants if types.get(c) == "any"])
+    return SpecShape(main, tuple(variables), tuple(constants), frozenset(definitions), types,
+                     symbols)
 
 
 def value_type(expr: str) -> str:
@@ -130,7 +134,8 @@ def _member_type(expr: str) -> str:
 _SET_USE = (r"\\in\s+{c}\b", r"\\subseteq\s+{c}\b", r"SUBSET\s+{c}\b",
             r"Cardinality\(\s*{c}\s*\)", r"\[\s*{c}\s*->", r"\b{c}\s*\\X\b",
             r"\b{c}\s*\\(cup|cap|union)\b")
-_INT_USE = (r"\.\.\s*{c}\b", r"\b{c}\s*\.\.", r"\b{c}\s*(?:[+*%]|-(?!>))", r"[-+*%]\s*{c}\b",
+_INT_USE = (r"\.\.\s*{c}\b", r"\b{c}\s*\.\.", r"\b{c}\s*\\in\s*(?:Nat|Int)\b",
+            r"\b{c}\s*\\in\s*-?\w+\s*\.\.", r"\b{c}\s*(?:[+*%]|-(?!>))", r"[-+*%]\s*{c}\b",
             r"(?<![-<])[<>]=?\s*{c}\b", r"=<\s*{c}\b", r"\b{c}\s*(=<|>=|<(?![-<])|>(?!>))")
 # (`->`, `|->`, `<-`, `<<` and `>>` are not comparisons)
 
@@ -147,12 +152,19 @@ def _constant_type(text: str, name: str) -> str:
     return "any"
 
 
-def infer_types(files: Mapping[str, str], variables: list[str], constants: list[str],
-                constant_values: Mapping[str, str] | None) -> dict[str, str]:
-    """Cheap facts: variables' types from `Init`, constants' from cfg values or their uses."""
+def _code(files: Mapping[str, str]) -> str:
+    """The modules' text without comments."""
     text = "\n".join(files.values())
     text = re.sub(r"\(\*.*?\*\)", " ", text, flags=re.S)
-    text = re.sub(r"\\\*[^\n]*", " ", text)
+    return re.sub(r"\\\*[^\n]*", " ", text)
+
+
+def infer_types(files: Mapping[str, str], variables: list[str], constants: list[str],
+                constant_values: Mapping[str, str] | None) -> dict[str, str]:
+    """Cheap facts: variables' types from `Init` (or, failing that, their uses), constants'
+    from cfg values or their uses (a constant assigned to a variable that holds a number is a
+    number: `temp' = MaxTemp`)."""
+    text = _code(files)
     init = re.search(r"^Init\s*==(.*?)(?=^\S|\Z)", text, re.M | re.S)
     body = init.group(1) if init else ""
     types: dict[str, str] = {}
@@ -163,6 +175,8 @@ def infer_types(files: Mapping[str, str], variables: list[str], constants: list[
                 _member_type(hit.group(2))
         else:
             types[var] = "any"
+        if types[var] == "any" and _constant_type(text, var) in ("int", "bool"):
+            types[var] = _constant_type(text, var)  # `primers = InitPrimers`, `0..primers`
     for const in constants:
         if constant_values is not None and const in constant_values:
             value = constant_values[const]
@@ -172,7 +186,73 @@ def infer_types(files: Mapping[str, str], variables: list[str], constants: list[
             types[const] = kind
         else:
             types[const] = _constant_type(text, const)
+        if types[const] == "any":
+            stored = re.finditer(rf"(?<![\w!.])(\w+)'?\s*=\s*{re.escape(const)}(?![\w\[(.'])",
+                                 text)
+            if any(types.get(hit.group(1)) == "int" and hit.group(1) in variables
+                   for hit in stored):
+                types[const] = "int"
     return types
+
+
+#: what may stand right before a symbol: a comparison, an enumeration or tuple, a record or
+#: function value, an IF's branch, a declaration
+_SYMBOL_BEFORE = re.compile(r"(?:(?<![=<>])=|#|/=|\{|,|\|->|<<|\bTHEN|\bELSE|\bCONSTANTS?"
+                            r"|\bIN)\Z")
+#: and right after it
+_SYMBOL_AFTER = re.compile(r"\A(?:=(?![=>])|#|/=|\}|,|>>|\)|\]|->|\\in\b|\\notin\b|THEN\b|"
+                           r"ELSE\b|/\\|\\/|\[\]|\Z)")
+_OPENERS = {")": "(", "]": "[", "}": "{", ">>": "<<"}
+
+
+def _enclosing(text: str) -> str:
+    """The innermost bracket left open at the end of `text` (`(`, `[`, `{`, `<<`), with
+    `f(` for an operator's argument list; empty at the top level."""
+    stack: list[str] = []
+    for hit in re.finditer(r"<<|>>|[()\[\]{}]", text):
+        bracket = hit.group(0)
+        if bracket in _OPENERS:
+            if stack and stack[-1].lstrip("f") == _OPENERS[bracket]:
+                stack.pop()
+        else:
+            applied = bracket == "(" and re.search(r"[\w!]\s*\Z", text[:hit.start()])
+            stack.append("f(" if applied else bracket)
+    return stack[-1] if stack else ""
+
+
+def _is_symbol(text: str, name: str) -> bool:
+    c = re.escape(name)
+    uses = list(re.finditer(rf"(?<![\w!.]){c}(?![\w'])", text))
+    listed = (rf"\{{\s*(?:\w+\s*,\s*)+{c}\s*(?:,\s*\w+\s*)*\}}",
+              rf"\{{\s*{c}\s*(?:,\s*\w+\s*)+\}}")
+    if not uses or not any(re.search(pattern, text) for pattern in listed):
+        return False  # never listed beside other names in an enumeration `{Yes, No}`
+    for hit in uses:
+        before, after = text[:hit.start()].rstrip(), text[hit.end():].lstrip()
+        line_end = "\n" in text[hit.end():len(text) - len(after)] and \
+            re.match(r"[A-Za-z=-]", after) is not None  # the expression ends with the line
+        if not _SYMBOL_BEFORE.search(before) or not (line_end or _SYMBOL_AFTER.match(after)):
+            return False
+        if _enclosing(before) == "f(":
+            return False  # an operator's argument: what it does with it is unknown
+        compared = re.search(r'(?:^|[^\w"])(\d+|"[^"\n]*")\s*(?:=|#|/=)\Z', before) or \
+            re.match(r'(?:=|#|/=)\s*(\d|")', after)
+        if compared:
+            return False  # compared with a literal: which literal it may equal matters
+    return True
+
+
+def symbol_constants(files: Mapping[str, str], constants: list[str]) -> frozenset[str]:
+    """The constants used only as symbols: compared (`=`, `#`, `\\in`) with variables and other
+    symbols, listed in enumerations (`{Yes, No}`, at least once), tuples and records, stored,
+    never applied, counted, ordered, compared with a literal, given to an operator, or
+    used as a set. Any distinct model values give them behaviors that are the same up to
+    renaming the values, so a grade under one choice holds for every choice."""
+    if not constants:
+        return frozenset()
+    text = _code(files)
+    text = re.sub(r'"[^"\n]*"', '"s"', text)
+    return frozenset(c for c in constants if _is_symbol(text, c))
 
 
 @functools.cache

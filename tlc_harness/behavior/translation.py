@@ -1,10 +1,13 @@
 """Value translations: which atoms of the output stand for which atoms of the reference.
 
 A translation is a one-to-one map of atoms (strings, model values, booleans; integers only as
-0/1 for a boolean). Atoms that name the same thing are tied together first: the same atom, a
-string and a model value of the same name (any case), 0/1 and FALSE/TRUE. The remaining atoms
-may be matched freely, most similar names first, since a model names its own control states
-and tags. Integers otherwise stand for themselves: a counter never runs backwards to fit.
+0/1 for a boolean, or for model values). Atoms that name the same thing are tied together
+first: the same atom, a string and a model value of the same name (any case), 0/1 and
+FALSE/TRUE. The remaining atoms may be matched freely, most similar names first, since a model
+names its own control states and tags. Integers otherwise stand for themselves (a counter
+never runs backwards to fit), except where one side holds model values and the other side's
+part holds no integer at all: processes numbered `1..N` for the reference's `{p1, p2, p3}`,
+or model values for its `1..N`; an integer then stands for a model value one to one.
 """
 
 from __future__ import annotations
@@ -77,18 +80,40 @@ def _free(atom: Value) -> bool:
     return isinstance(atom, (str, ModelValue, Bool))
 
 
+def _is_int(atom: Value) -> bool:
+    return isinstance(atom, int) and not isinstance(atom, Bool)
+
+
+def _numbers_for_model_values(g_atoms: set[Value], r_atoms: set[Value]) -> tuple[bool, bool]:
+    """Whether the output's integers may stand for the reference's model values, and whether
+    the output's model values may stand for the reference's integers (the other side holds
+    model values and no integer)."""
+    def holds(side: set[Value]) -> tuple[bool, bool]:
+        return any(_is_int(a) for a in side), any(isinstance(a, ModelValue) for a in side)
+    (g_int, g_mv), (r_int, r_mv) = holds(g_atoms), holds(r_atoms)
+    return g_int and r_mv and not r_int, r_int and g_mv and not g_int
+
+
 def _split(g_atoms: set[Value], r_atoms: set[Value]) -> tuple[Table, list[Value], list[Value]] | None:
     forced: Table = {}
+    free_ints, int_targets = _numbers_for_model_values(g_atoms, r_atoms)
     for atom in sorted(g_atoms, key=sort_key):
         tied = _tied(atom, r_atoms)
         if tied is not None and tied not in forced.values():
             forced[atom] = tied
-        elif not _free(atom):
+        elif not _free(atom) and not (free_ints and _is_int(atom)):
             return None  # an integer with no counterpart
     rest_g = sorted((a for a in g_atoms if a not in forced), key=sort_key)
     taken = set(forced.values())
-    rest_r = sorted((a for a in r_atoms if a not in taken and _free(a)), key=sort_key)
+    rest_r = sorted((a for a in r_atoms if a not in taken
+                     and (_free(a) or (int_targets and _is_int(a)))), key=sort_key)
     return forced, rest_g, rest_r
+
+
+def _kinds_fit(pairing: Table) -> bool:
+    """An integer is paired only with a model value (never a string or a boolean)."""
+    return all(isinstance(r, ModelValue) if _is_int(g) else
+               not _is_int(r) or isinstance(g, ModelValue) for g, r in pairing.items())
 
 
 def _similarity(a: Value, b: Value) -> float:
@@ -146,6 +171,8 @@ def exact_tables(g_values: frozenset[Value], r_values: frozenset[Value],
         return
     kept = 0
     for pairing in _pairings(rest_g, rest_r, hints() if hints and rest_g else None):
+        if not _kinds_fit(pairing):
+            continue
         table = {k: v for k, v in {**forced, **pairing}.items() if k != v}
         if not table:
             continue  # the identity was tried first
@@ -165,13 +192,24 @@ def loose_table(g_values: frozenset[Value], r_values: frozenset[Value]) -> Table
         tied = _tied(atom, r_atoms)
         if tied is not None:
             forced[atom] = tied
-    rest_g = sorted((a for a in g_atoms if a not in forced and _free(a)), key=sort_key)
-    rest_r = sorted((a for a in r_atoms if a not in forced.values() and _free(a)), key=sort_key)
-    pairing = next(_pairings(rest_g, rest_r), {}) if rest_g and rest_r else {}
+    free_ints, int_targets = _numbers_for_model_values(g_atoms, r_atoms)
+    rest_g = sorted((a for a in g_atoms if a not in forced
+                     and (_free(a) or (free_ints and _is_int(a)))), key=sort_key)
+    rest_r = sorted((a for a in r_atoms if a not in forced.values()
+                     and (_free(a) or (int_targets and _is_int(a)))), key=sort_key)
+    pairings = _pairings(rest_g, rest_r) if rest_g and rest_r else iter([{}])
+    pairing = next((p for p in pairings if _kinds_fit(p)), {})
     return {k: v for k, v in {**forced, **pairing}.items() if k != v}
 
 
 # ------------------------------------------------------------------ TLA+ text of a translation
+def _restricted(table: Table, present: Sequence[Value]) -> Table:
+    """The entries of `table` for the atoms in `present` (a translation written for one
+    position compares only atoms of the kinds that show there)."""
+    shown = set(present)
+    return {k: v for k, v in table.items() if k in shown}
+
+
 @dataclass
 class TextBuilder:
     """Writes translations as TLA+ operators (`AliasT1(x) == CASE ...`) for the wrapper."""
@@ -208,9 +246,11 @@ class TextBuilder:
         if not hit:
             return expr
         if all(not isinstance(v, (frozenset, Fn)) for v in values):
-            # TLC cannot compare an integer with a string: one kind of atom per position
+            # TLC cannot compare an integer with a string: one kind of atom per position,
+            # and the operator's cases only for the atoms that show there
             kinds = {type(v) for v in values if not isinstance(v, ModelValue)}
-            return f"{self.operator(table)}({expr})" if len(kinds) <= 1 else None
+            return (f"{self.operator(_restricted(table, hit))}({expr})" if len(kinds) <= 1
+                    else None)
         if all(isinstance(v, frozenset) for v in values):
             elems = frozenset(x for v in values for x in v)  # type: ignore[union-attr]
             var = f"AliasE{depth}"
@@ -243,10 +283,11 @@ class TextBuilder:
                 return f"[{var} \\in DOMAIN {expr} |-> {inner}]"
             if not all(not isinstance(k, (frozenset, Fn)) for k in keys):
                 return None
-            inverse = {v: k for k, v in table.items()}
+            key_atoms = [a for k in keys for a in atoms(k)]
+            inverse = {v: k for k, v in _restricted(table, key_atoms).items()}
             back = self.operator(inverse)
             inner = self.translated(f"{expr}[{back}({var})]", vals, table, depth + 1)
-            op = self.operator(table)
+            op = self.operator(_restricted(table, key_atoms))
             return (None if inner is None else
                     f"[{var} \\in {{{op}(AliasJ{depth}) : AliasJ{depth} \\in DOMAIN {expr}}} "
                     f"|-> {inner}]")

@@ -157,6 +157,8 @@ def _label_sub(ref_var: str, table: str, var: str, is_function: bool) -> str:
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: model values the grader makes up for an output's constant (`Procs = {AliasM1, AliasM2}`)
+GRADER_MODEL_VALUE = re.compile(r"AliasM\d+")
 
 
 #: What starts the next unit of a module at the beginning of a line (a body may start on the
@@ -383,7 +385,9 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, cfg_values: CfgValues
                if c not in inverse_consts and c in values]
     used = {w for text in literal for w in _IDENT.findall(text)}
     used |= set(cand.model_values)  # named by the mapping's value translations
-    model_values = sorted((ref.cfg.model_values() & used) - st.out_shape.definitions
+    made = {w for g, r in cand.constants.items() if r in values
+            for w in _IDENT.findall(values[r]) if GRADER_MODEL_VALUE.fullmatch(w)}
+    model_values = sorted(((ref.cfg.model_values() & used) | made) - st.out_shape.definitions
                           - set(cand.constants))
     labels = st.label_map() if cand.labels else {}
     subs = [f"{r} <- {_label_sub(r, 'AliasLab', g, st.ref_pc_is_function)}"
@@ -416,7 +420,7 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, cfg_values: CfgValues
             lines.append(f"AliasVal_{g}{_params(arity)} == {REF_INSTANCE}!{target}"
                          f"{_params(arity)}")
             overrides.append((g, f"AliasVal_{g}"))
-        elif r in values and r not in ref_values:
+        elif r in values and r not in ref_values and values[r] != g:
             lines.append(f"AliasVal_{g} == {values[r]}")
             overrides.append((g, f"AliasVal_{g}"))
     for name, (target, arity) in cfg_values.via_ref.items():  # e.g. `Seq <- BoundedSeq`
@@ -444,7 +448,8 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, cfg_values: CfgValues
             lines.append(f"{alias} == {REF_INSTANCE}!{name}")
             defs[key].append(alias)
     lines.append("====")
-    constants = [(g, values[r]) for g, r in cand.constants.items() if r in ref_values]
+    constants = [(g, values[r]) for g, r in cand.constants.items()
+                 if r in ref_values or values.get(r) == g]  # `C = C`: a model value
     for name, value, home in _value_overrides(ref, st):
         constants.append((name, f"[{home}] {value}"))
         out_entry = _out_value_override(ref, st, name, value, home)
