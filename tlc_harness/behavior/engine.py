@@ -40,6 +40,7 @@ MAX_BOOLEAN_CONSTANTS = 3  # BOOLEAN constants of the output whose values are al
 _GUESSED_NUMBERS = ("2", "3")
 MAX_SWEPT_CONSTANTS = 2    # guessed numeric constants whose values are all tried
 MAX_SWEPT_VALUES = 6       # numbers tried for each
+MAX_VARIANTS = 16          # constant maps per base map, past which fewer numbers are tried
 #: the value of a constant the output declares and never uses
 UNUSED = '"unused"'
 _FAILURES = ("forward_fail", "reverse_fail")
@@ -267,6 +268,10 @@ class _GraphGrade:
             swept = [g for g, r in base.items() if r in _GUESSED_NUMBERS or g in standing]
             swept = swept[:MAX_SWEPT_CONSTANTS]
             numbers = self.swept_numbers(values) if swept else ()
+            if 2 ** len(booleans) * len(numbers) ** len(swept) > MAX_VARIANTS:
+                # every boolean value stays; fewer numbers (each still tried for all of them)
+                swept = swept[:1]
+                numbers = numbers[:max(2, MAX_VARIANTS // 2 ** len(booleans))]
             values.literals.update({n: n for n in numbers})
             choices = [*[("TRUE", "FALSE")] * len(booleans), *[numbers] * len(swept)]
             group = [{**base, **free, **symbols, **dict(zip((*booleans, *swept), choice,

@@ -135,7 +135,8 @@ _SET_USE = (r"\\in\s+{c}\b", r"\\subseteq\s+{c}\b", r"SUBSET\s+{c}\b",
             r"Cardinality\(\s*{c}\s*\)", r"\[\s*{c}\s*->", r"\b{c}\s*\\X\b",
             r"\b{c}\s*\\(cup|cap|union)\b")
 _INT_USE = (r"\.\.\s*{c}\b", r"\b{c}\s*\.\.", r"\b{c}\s*\\in\s*(?:Nat|Int)\b",
-            r"\b{c}\s*\\in\s*-?\w+\s*\.\.", r"\b{c}\s*(?:[+*%]|-(?!>))", r"[-+*%]\s*{c}\b",
+            r"\b{c}\s*\\in\s*-?\w+\s*\.\.", r"\b{c}\s*(?:[+*%]|-(?![->]))",
+            r"(?:[+*%]|(?<!-)-)\s*{c}\b",
             r"(?<![-<])[<>]=?\s*{c}\b", r"=<\s*{c}\b", r"\b{c}\s*(=<|>=|<(?![-<])|>(?!>))")
 # (`->`, `|->`, `<-`, `<<` and `>>` are not comparisons)
 
@@ -161,9 +162,8 @@ def _code(files: Mapping[str, str]) -> str:
 
 def infer_types(files: Mapping[str, str], variables: list[str], constants: list[str],
                 constant_values: Mapping[str, str] | None) -> dict[str, str]:
-    """Cheap facts: variables' types from `Init` (or, failing that, their uses), constants'
-    from cfg values or their uses (a constant assigned to a variable that holds a number is a
-    number: `temp' = MaxTemp`)."""
+    """Cheap facts: variables' types from `Init`, constants' from cfg values or their uses (a
+    constant assigned to a variable that holds a number is a number: `temp' = MaxTemp`)."""
     text = _code(files)
     init = re.search(r"^Init\s*==(.*?)(?=^\S|\Z)", text, re.M | re.S)
     body = init.group(1) if init else ""
@@ -175,8 +175,10 @@ def infer_types(files: Mapping[str, str], variables: list[str], constants: list[
                 _member_type(hit.group(2))
         else:
             types[var] = "any"
-        if types[var] == "any" and _constant_type(text, var) in ("int", "bool"):
-            types[var] = _constant_type(text, var)  # `primers = InitPrimers`, `0..primers`
+    # numbers by their uses where Init says nothing (`primers = InitPrimers`, `0..primers`):
+    # only to type the constants stored in them, not to pair variables
+    numeric = {v for v in variables if types[v] == "int"
+               or (types[v] == "any" and _constant_type(text, v) == "int")}
     for const in constants:
         if constant_values is not None and const in constant_values:
             value = constant_values[const]
@@ -189,8 +191,7 @@ def infer_types(files: Mapping[str, str], variables: list[str], constants: list[
         if types[const] == "any":
             stored = re.finditer(rf"(?<![\w!.])(\w+)'?\s*=\s*{re.escape(const)}(?![\w\[(.'])",
                                  text)
-            if any(types.get(hit.group(1)) == "int" and hit.group(1) in variables
-                   for hit in stored):
+            if any(hit.group(1) in numeric for hit in stored):
                 types[const] = "int"
     return types
 
@@ -231,7 +232,10 @@ def _is_symbol(text: str, name: str) -> bool:
         before, after = text[:hit.start()].rstrip(), text[hit.end():].lstrip()
         line_end = "\n" in text[hit.end():len(text) - len(after)] and \
             re.match(r"[A-Za-z=-]", after) is not None  # the expression ends with the line
-        if not _SYMBOL_BEFORE.search(before) or not (line_end or _SYMBOL_AFTER.match(after)):
+        if re.search(r"(?:\bASSUME|/\\|\\/)\Z", before):  # a conjunct: `ASSUME Yes # No`
+            if not re.match(r"(?:=(?![=>])|#|/=|\\in\b|\\notin\b)", after):
+                return False
+        elif not _SYMBOL_BEFORE.search(before) or not (line_end or _SYMBOL_AFTER.match(after)):
             return False
         if _enclosing(before) == "f(":
             return False  # an operator's argument: what it does with it is unknown

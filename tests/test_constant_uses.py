@@ -1,5 +1,6 @@
-"""Which constants of a spec are used only as symbols (`search.symbol_constants`): such a
-constant may be any model value, and a grade under one holds under every other."""
+"""What a spec's uses say about its constants: which are used only as symbols
+(`search.symbol_constants`: any model value will do, and a grade under one holds under every
+other) and which are numbers (`search.infer_types`)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ def test_enumerated_compared_and_stored_constants_are_symbols() -> None:
 Init == v = [p \\in 1..N |-> Yes]
 Flip(p) == v' = [v EXCEPT ![p] = IF v[p] = Yes THEN No ELSE Yes]
 Next == \\E p \\in 1..N : v[p] # No /\\ Flip(p)
-Done == CASE v[1] = Yes -> 1 [] OTHER -> 0"""
+Done == CASE v[1] = Yes -> 1 [] OTHER -> 0
+ASSUME Yes # No"""
     assert _symbols(body) == {"Yes", "No"}
 
 
@@ -34,6 +36,8 @@ Done == CASE v[1] = Yes -> 1 [] OTHER -> 0"""
     "Init == v \\in [Yes -> 1..N]",
     "Init == v = Yes..No",
     "Init == v < Yes",
+    "Init == v = 1 /\\ Yes",            # a boolean
+    "ASSUME Yes",
 ])
 def test_other_uses_are_not(use: str) -> None:
     assert "Yes" not in _symbols("TypeOK == v \\in {Yes, No}\n" + use)
@@ -53,3 +57,8 @@ def test_comments_and_strings_do_not_count() -> None:
 def test_a_constant_stored_in_a_numeric_variable_is_a_number() -> None:
     text = HEAD.replace("VARIABLE v", "VARIABLE t") + "Init == t = 25\nNext == t' = N\n===="
     assert infer_types({"M.tla": text}, ["t"], ["N"], None)["N"] == "int"
+
+
+def test_a_module_separator_is_not_a_minus() -> None:
+    text = "---- MODULE M ----\nCONSTANT RM\nVARIABLE st\n-----------\nInit == st \\in RM\n===="
+    assert infer_types({"M.tla": text}, ["st"], ["RM"], None) == {"st": "any", "RM": "set"}
