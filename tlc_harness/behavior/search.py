@@ -206,44 +206,64 @@ _SYMBOL_AFTER = re.compile(r"\A(?:=(?![=>])|#|/=|\}|,|>>|\)|\]|->|\\in\b|\\notin
 _OPENERS = {")": "(", "]": "[", "}": "{", ">>": "<<"}
 
 
-def _enclosing(text: str) -> str:
-    """The innermost bracket left open at the end of `text` (`(`, `[`, `{`, `<<`), with
-    `f(` for an operator's argument list; empty at the top level."""
+def _enclosing(text: str, positions: list[int]) -> list[str]:
+    """The innermost bracket left open at each of the sorted `positions` of `text` (`(`, `[`,
+    `{`, `<<`), with `f(` for an operator's argument list; empty at the top level."""
     stack: list[str] = []
+    found: list[str] = []
+    todo = iter(positions)
+    pos = next(todo, None)
     for hit in re.finditer(r"<<|>>|[()\[\]{}]", text):
+        while pos is not None and pos <= hit.start():
+            found.append(stack[-1] if stack else "")
+            pos = next(todo, None)
+        if pos is None:
+            break
         bracket = hit.group(0)
         if bracket in _OPENERS:
             if stack and stack[-1].lstrip("f") == _OPENERS[bracket]:
                 stack.pop()
         else:
-            applied = bracket == "(" and re.search(r"[\w!]\s*\Z", text[:hit.start()])
+            applied = bracket == "(" and re.search(r"[\w!]\s*\Z", text[max(0, hit.start() - 80):
+                                                                     hit.start()])
             stack.append("f(" if applied else bracket)
-    return stack[-1] if stack else ""
+    while pos is not None:
+        found.append(stack[-1] if stack else "")
+        pos = next(todo, None)
+    return found
 
 
-def _is_symbol(text: str, name: str) -> bool:
-    c = re.escape(name)
-    uses = list(re.finditer(rf"(?<![\w!.]){c}(?![\w'])", text))
-    listed = (rf"\{{\s*(?:\w+\s*,\s*)+{c}\s*(?:,\s*\w+\s*)*\}}",
-              rf"\{{\s*{c}\s*(?:,\s*\w+\s*)+\}}")
-    if not uses or not any(re.search(pattern, text) for pattern in listed):
+def _enumerated(text: str) -> list[list[str]]:
+    """The items of each enumeration `{a, b, ...}` of two or more plain names."""
+    found = []
+    for hit in re.finditer(r"\{([^{}]*)\}", text):
+        items = [x.strip() for x in hit.group(1).split(",")]
+        if len(items) > 1 and all(re.fullmatch(r"\w+", x) for x in items):
+            found.append(items)
+    return found
+
+
+def _is_symbol(text: str, name: str, enumerations: list[list[str]]) -> bool:
+    uses = list(re.finditer(rf"(?<![\w!.]){re.escape(name)}(?![\w'])", text))
+    if not uses or not any(name in items for items in enumerations):
         return False  # never listed beside other names in an enumeration `{Yes, No}`
     for hit in uses:
-        before, after = text[:hit.start()].rstrip(), text[hit.end():].lstrip()
-        line_end = "\n" in text[hit.end():len(text) - len(after)] and \
+        before = text[max(0, hit.start() - 120):hit.start()].rstrip()  # enough for the tests
+        rest = text[hit.end():hit.end() + 120]
+        after = rest.lstrip()
+        line_end = "\n" in rest[:len(rest) - len(after)] and \
             re.match(r"[A-Za-z=-]", after) is not None  # the expression ends with the line
         if re.search(r"(?:\bASSUME|/\\|\\/)\Z", before):  # a conjunct: `ASSUME Yes # No`
             if not re.match(r"(?:=(?![=>])|#|/=|\\in\b|\\notin\b)", after):
                 return False
         elif not _SYMBOL_BEFORE.search(before) or not (line_end or _SYMBOL_AFTER.match(after)):
             return False
-        if _enclosing(before) == "f(":
-            return False  # an operator's argument: what it does with it is unknown
         compared = re.search(r'(?:^|[^\w"])(\d+|"[^"\n]*")\s*(?:=|#|/=)\Z', before) or \
             re.match(r'(?:=|#|/=)\s*(\d|")', after)
         if compared:
             return False  # compared with a literal: which literal it may equal matters
-    return True
+    # an operator's argument: what the operator does with it is unknown
+    return "f(" not in _enclosing(text, [hit.start() for hit in uses])
 
 
 def symbol_constants(files: Mapping[str, str], constants: list[str]) -> frozenset[str]:
@@ -256,7 +276,8 @@ def symbol_constants(files: Mapping[str, str], constants: list[str]) -> frozense
         return frozenset()
     text = _code(files)
     text = re.sub(r'"[^"\n]*"', '"s"', text)
-    return frozenset(c for c in constants if _is_symbol(text, c))
+    enumerations = _enumerated(text)
+    return frozenset(c for c in constants if _is_symbol(text, c, enumerations))
 
 
 @functools.cache
