@@ -27,13 +27,12 @@ ENGINES = ("auto", "wrappers")
 #: the wrapper engine's mutant controls take up to a minute each (a failing output costs it
 #: many TLC runs): `slow`, so `tox -e fast` leaves them to the tests env (and CI)
 MUTANT_ENGINES = ("auto", pytest.param("wrappers", marks=pytest.mark.slow))
-#: built-in references the graph engine hands to the wrappers: bounded by a CONSTRAINT that an
-#: output's own run lacks, so the output's graph is over budget
-CONSTRAINED = {t for t, task in TASKS.items() if task.cfg.constraints}
 
 
-def _decided_by(engine: str, task_id: str) -> str:
-    return "wrappers" if engine == "wrappers" or task_id in CONSTRAINED else "graphs"
+def _decided_by(engine: str) -> str:
+    """`auto` decides every built-in positive on the graphs (a reference bounded by a
+    CONSTRAINT too: the output's graph is cut where its image leaves it)."""
+    return "wrappers" if engine == "wrappers" else "graphs"
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -42,7 +41,7 @@ def test_reference_accepted_against_itself(bench_harness: Harness, task_id: str,
                                            engine: str) -> None:
     result = self_control(bench_harness, TASKS[task_id], BehaviorOptions(engine=engine))
     assert result.correct, result.detail
-    assert result.engine == _decided_by(engine, task_id), result.detail
+    assert result.engine == _decided_by(engine), result.detail
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -53,7 +52,7 @@ def test_renamed_reference_accepted(bench_harness: Harness, run_seed: str, task_
                              options=BehaviorOptions(engine=engine))
     assert result is not None, "the random variant is not verified"
     assert result.correct, result.detail
-    assert result.engine == _decided_by(engine, task_id), result.detail
+    assert result.engine == _decided_by(engine), result.detail
 
 
 @settings(max_examples=12, deadline=None, derandomize=True,

@@ -173,6 +173,11 @@ class _GraphGrade:
         first: BehaviorResult | None = None if groups else self.no_constants(staged)
         for group in groups or []:
             graded = self.under_every_value(staged, values, group, ref_graph.graph)
+            if isinstance(graded, _Fallback) and first is not None and \
+                    first.verdict in _FAILURES and graded.details.get("cut_under"):
+                # a likelier map failed; a less likely one whose cut TLC cannot run (the
+                # mapping's fault, not the output's) leaves that failure standing
+                continue
             if isinstance(graded, _Fallback) or graded.passed:
                 return graded
             # a forward failure under every number tried is the output's, not the numbers'
@@ -367,8 +372,10 @@ class _GraphGrade:
                            + ")")
 
     def under(self, staged: wrappers._Staged, values: wrappers.CfgValues,
-              const_map: dict[str, str], ref_graph: StateGraph) -> BehaviorResult | _Fallback:
-        """Explore G with R's values for its constants, infer, and confirm with TLC."""
+              const_map: dict[str, str], ref_graph: StateGraph,
+              cut: Candidate | None = None) -> BehaviorResult | _Fallback:
+        """Explore G with R's values for its constants, infer, and confirm with TLC (`cut`:
+        the mapping G's graph is cut under, for a reference bounded by a CONSTRAINT)."""
         constants, overrides, definitions = [], [], []
         for g, r in const_map.items():
             text = values.literals[r]
@@ -387,20 +394,41 @@ class _GraphGrade:
                           init=None if staged.out_spec else staged.out_init,
                           next=None if staged.out_spec else staged.out_next)
         budget = min(self.options.budget, max(OUTPUT_FACTOR * len(ref_graph), OUTPUT_FLOOR))
-        found = self.explore(SpecSource(staged.out_main, staged.out_files), cfg, (),
-                             cached=False, definitions=definitions, budget=budget)
+        # R's graph stops where its CONSTRAINT fails; G's is cut where its image does, under
+        # a seed mapping (or, when none fits, explored whole): on such graphs only an `ok`
+        # is decided
+        bounded = bool(self.ref.cfg.constraints or self.ref.cfg.action_constraints)
+        seeded = cut is None
+        if bounded and cut is None:
+            cut = _cut_seed(staged, const_map)
+        if cut is not None:
+            self.facts["cut_under"] = _describe(cut)
+            src, wcfg = wrappers._forward(self.ref, staged, cut, values)
+            found = self.explore(src, wcfg, (), cached=False, budget=budget)
+        else:
+            found = self.explore(SpecSource(staged.out_main, staged.out_files), cfg, (),
+                                 cached=False, definitions=definitions, budget=budget)
         if found.graph is None:
             if found.verdict == "over_budget":
-                bounded = (" (the reference is bounded by a CONSTRAINT the output's run lacks)"
-                           if self.ref.cfg.constraints or self.ref.cfg.action_constraints
-                           else f" ({OUTPUT_FACTOR} times the reference's)")
-                return self.fallback(f"the output's graph has {found.detail}{bounded}")
+                why = (f"cut at the reference's CONSTRAINT under {_describe(cut)}" if cut
+                       else "the reference is bounded by a CONSTRAINT the output's run lacks"
+                       if bounded else f"{OUTPUT_FACTOR} times the reference's")
+                return self.fallback(f"the output's graph has {found.detail} ({why})")
             if found.verdict in {v.value for v in LIMIT_VERDICTS}:
                 return self.result("undecided", f"exploring the output: {found.detail}")
             if found.verdict == "assumption_failed":  # these values do not fit its constants
                 return self.result("no_mapping", "the output's ASSUME rejects the reference's "
                                    f"values for its constants ({_given_text(const_map)})",
                                    details={"assume_rejected": True})
+            if cut is not None:  # the cut's mapping, or the output: its own run tells
+                own = self.explore(SpecSource(staged.out_main, staged.out_files), cfg, (),
+                                   cached=False, definitions=definitions, budget=budget)
+                if own.graph is not None or own.verdict == "over_budget" or \
+                        own.verdict in {v.value for v in LIMIT_VERDICTS}:
+                    return self.fallback(f"the output's run cut at the reference's "
+                                         f"CONSTRAINT under {_describe(cut)} stops "
+                                         f"({found.verdict}: {found.detail[:200]})")
+                found = own
             why = ("the output has no initial state" if found.verdict == "vacuous" else
                    f"the output's own run fails under the reference's constants "
                    f"({found.verdict}: {found.detail[:200]})")
@@ -420,11 +448,29 @@ class _GraphGrade:
         out_graph = found.graph
         self.facts["output_states"] = len(out_graph)
         t0 = time.monotonic()
-        deadlock = self.ref.cfg.check_deadlock is not False and "-deadlock" not in self.ref.tlc_args
+        # a state whose successors a CONSTRAINT drops has no edge in either graph: TLC's
+        # confirming run, not the graphs, checks deadlock then
+        deadlock = (self.ref.cfg.check_deadlock is not False and not bounded
+                    and "-deadlock" not in self.ref.tlc_args)
         inferred = infer(out_graph, ref_graph, seconds=max(10.0, (self.options.timeout or 300)),
                          deadlock=deadlock)
         self.facts["inference_seconds"] = round(time.monotonic() - t0, 3)
         self.facts["mappings_checked"] = inferred.tried
+        if bounded and inferred.verdict != "ok":
+            # an `ok` holds however G's graph was cut (its states are reachable, and TLC's
+            # confirming run cuts under the mapping found); a failure holds under the mapping
+            # G's graph was cut under, so it counts when found under that very mapping (G is
+            # cut again under the one it was found under, once)
+            failing = _failing_mapping(inferred, const_map)
+            settled = failing is not None and cut is not None and _same(failing, cut)
+            if not settled and failing is not None and seeded:
+                return self.under(staged, values, const_map, ref_graph, cut=failing)
+            if not settled:
+                where = f"cut under {_describe(cut)}" if cut else "not cut"
+                return self.fallback(f"the reference is bounded by a CONSTRAINT; on the "
+                                     f"output's graph ({where}) graphs found "
+                                     f"{inferred.verdict} under another mapping than the "
+                                     f"cut's: {inferred.reason}")
         failed = None
         if inferred.verdict != "ok":
             failed = self.result(inferred.verdict, inferred.reason,
@@ -476,6 +522,30 @@ class _GraphGrade:
                            f"specification with its fairness, a temporal property or an "
                            f"invariant){note}", mapping=mapping,
                            trace=check.trace, details={"trace_of": "output"})
+
+
+def _failing_mapping(inferred: Inferred, const_map: dict[str, str]) -> Candidate | None:
+    """The mapping a failure on the graphs was found under (None: not a failure, or none)."""
+    held = (inferred if inferred.verdict == "reverse_fail" and inferred.variables
+            else inferred.failed_under)
+    if held is None or inferred.verdict not in _FAILURES:
+        return None
+    return Candidate(held.variables, const_map, tuple(held.definitions), labels=False,
+                     model_values=tuple(held.model_values))
+
+
+def _same(a: Candidate, b: Candidate) -> bool:
+    return (dict(a.variables) == dict(b.variables) and a.definitions == b.definitions
+            and a.model_values == b.model_values)
+
+
+def _cut_seed(staged: wrappers._Staged, const_map: dict[str, str]) -> Candidate | None:
+    """The mapping that carries a reference's CONSTRAINT to the output's run: its variables
+    onto the output's, same names first, then the same declaration places (None: no
+    type-compatible map; the output has fewer variables)."""
+    ref, out = staged.ref_shape, staged.out_shape
+    maps = _assignments(ref.variables, out.variables, ref.types, out.types)
+    return Candidate(maps[0], const_map, labels=False) if maps else None
 
 
 def _unused(files: Mapping[str, str], constants: tuple[str, ...]) -> set[str]:

@@ -57,6 +57,9 @@ class Inferred:
     counterexample: checks.GraphVerdict | None = None
     tried: int = 0
     hidden: tuple[str, ...] = ()
+    #: a failure's mapping, where `variables` does not hold it: the first full mapping that
+    #: failed forward, or the closest one that failed in reverse (as an `ok` would hold it)
+    failed_under: Inferred | None = None
 
 
 class _Ids:
@@ -83,6 +86,7 @@ class _Search:
     nodes: int = 0
     full: int = 0
     first_failure: checks.GraphVerdict | None = None
+    failed_under: Inferred | None = None     # the mapping of the first forward failure
     passed_forward: Inferred | None = None   # a mapping that held forward, not in reverse
     failure_choice: list[Choice] | None = None
 
@@ -297,19 +301,12 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
     image = _image(search, roots, chosen)
     fwd = checks.forward(search.out, search.ref, image, deadlock=search.deadlock)
     if not fwd.ok:
-        search.first_failure = search.first_failure or fwd
+        _forward_failure(search, fwd, roots, chosen, assigned)
         return None
-    texts = TextBuilder()
-    variables = {}
-    for root in roots:
-        text = _text(root, chosen, assigned, texts)
-        if text is None:
-            return None
-        variables[root.path] = text
     hidden = tuple(v for v in search.out.variables if v not in used)
-    found = Inferred("ok", "refines both ways on the state graphs", variables,
-                     texts.definitions, sorted(texts.model_values), image, None, search.full,
-                     hidden)
+    found = _mapping(roots, chosen, assigned, image, search.full, hidden)
+    if found is None:
+        return None
     rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget)
     if not rev.ok:
         if rev.limited:
@@ -320,6 +317,28 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
             search.passed_forward = found
         return None
     return found
+
+
+def _mapping(roots: list[Part], chosen: dict[int, Choice], assigned: list[tuple[Part, Choice]],
+             image: list[int], tried: int, hidden: tuple[str, ...] = ()) -> Inferred | None:
+    """The chosen parts as TLA+ (None: a part has no text), as an `ok` on the graphs."""
+    texts = TextBuilder()
+    variables = {}
+    for root in roots:
+        text = _text(root, chosen, assigned, texts)
+        if text is None:
+            return None
+        variables[root.path] = text
+    return Inferred("ok", "refines both ways on the state graphs", variables,
+                    texts.definitions, sorted(texts.model_values), image, None, tried, hidden)
+
+
+def _forward_failure(search: _Search, fwd: checks.GraphVerdict, roots: list[Part],
+                     chosen: dict[int, Choice], assigned: list[tuple[Part, Choice]]) -> None:
+    """Keep the first forward failure, and the mapping it was found under."""
+    if search.first_failure is None:
+        search.first_failure = fwd
+        search.failed_under = _mapping(roots, chosen, assigned, [], search.full)
 
 
 def _overlaps(a: str, b: str) -> bool:
@@ -382,7 +401,8 @@ def _closest(search: _Search, roots: list[Part], leaves: list[Part],
                         counterexample=search.first_failure, tried=search.full)
     if search.first_failure is not None:
         return Inferred("forward_fail", _fail_text(search.first_failure),
-                        counterexample=search.first_failure, tried=search.full)
+                        counterexample=search.first_failure, tried=search.full,
+                        failed_under=search.failed_under)
     whole = [Part(v, search.ref.column(v)) for v in search.ref.variables]
     for plan_roots, plan_leaves, exact in ((whole, whole, {}), (roots, leaves, choices)):
         loose = {id(p): exact.get(id(p), [])[:2] or _loose(p, feats) for p in plan_leaves}
@@ -418,17 +438,19 @@ def _closest_try(search: _Search, roots: list[Part], leaves: list[Part],
         image = _image(search, roots, chosen)
         fwd = checks.forward(search.out, search.ref, image, deadlock=search.deadlock)
         if not fwd.ok:
-            search.first_failure = search.first_failure or fwd
+            _forward_failure(search, fwd, roots, chosen, [])
             continue
         rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget)
         if rev.ok:  # both hold only for an exact image, which the search has seen
             continue
         return Inferred("reverse_fail", "the output allows too few behaviors: "
-                        + rev.why, counterexample=rev, tried=search.full)
+                        + rev.why, counterexample=rev, tried=search.full,
+                        failed_under=_mapping(roots, chosen, [], image, search.full))
     failure = search.first_failure
     return Inferred("forward_fail", _fail_text(failure) if failure else
                     "no mapping makes the output's behaviors the reference's",
-                    counterexample=failure, tried=search.full)
+                    counterexample=failure, tried=search.full,
+                    failed_under=search.failed_under if failure else None)
 
 
 def _comparable(g_values: frozenset[Value], r_values: frozenset[Value]) -> bool:
