@@ -145,10 +145,9 @@ class _GraphGrade:
 
     def run(self) -> BehaviorResult | _Fallback:
         ref = self.ref
-        if not ref.cfg.has_behavior:
-            return self.result("not_covered", "the reference has no behavior: its cfg names no "
-                               "SPECIFICATION nor INIT and NEXT (a constant model: grade it "
-                               "by name)")
+        why = wrappers.uncovered(ref)
+        if why:
+            return self.result("not_covered", why)
         values, unsupported = wrappers._constant_values(ref)
         if unsupported:
             return self.result("not_covered", unsupported)

@@ -373,6 +373,27 @@ def safety_parts(ref: Reference) -> tuple[str, str] | None:
     return _formula_parts("\n".join(ref.files.values()), ref.cfg.specification)
 
 
+def uncovered(ref: Reference) -> str | None:
+    """Why no output can be graded by behavior against `ref`, read from its model alone: a
+    constant model (no SPECIFICATION nor INIT and NEXT), or a model that starts from one of
+    its own INVARIANTs where the module has an `Init` of its own (`ISpec == Inv /\\
+    [][Next]_vars` with `INVARIANT Inv`): that model checks that the invariant is inductive,
+    from every state of it, and an output that starts where the system starts cannot follow
+    those behaviors in reverse. (A system whose initial predicate is also an invariant, such
+    as `HCini` of an hour clock, has no other `Init`.)"""
+    if not ref.cfg.has_behavior:
+        return ("the reference has no behavior: its cfg names no SPECIFICATION nor INIT and "
+                "NEXT (a constant model: grade it by name)")
+    init = ref.cfg.init or (safety_parts(ref) or (None, None))[0]
+    if init and init != "Init" and init in ref.cfg.invariants and \
+            _definition_body(ref.files, "Init") is not None:
+        return (f"the reference's model checks that its invariant {init} is inductive: its "
+                f"behaviors start from every state of {init}, not from the system's initial "
+                f"states, which its Init gives (grade against a model of the system's own "
+                f"specification)")
+    return None
+
+
 def _forward(ref: Reference, st: _Staged, cand: Candidate, cfg_values: CfgValues,
              *, fairness: bool = True) -> tuple[SpecSource, ModelConfig]:
     """The forward wrapper: the output's spec must imply R's (`fairness=False`: R's safety
@@ -524,10 +545,9 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
                    timeout: float | None = None) -> BehaviorResult:
     """Search mappings and run the forward and reverse checks (R must pass its own check)."""
     start = time.monotonic()
-    if not ref.cfg.has_behavior:
-        return BehaviorResult("not_covered", None, "the reference has no behavior: its cfg "
-                              "names no SPECIFICATION nor INIT and NEXT (a constant model: "
-                              "grade it by name)", 0.0)
+    why = uncovered(ref)
+    if why:
+        return BehaviorResult("not_covered", None, why, 0.0)
     values, unsupported = _constant_values(ref)
     if unsupported:
         return BehaviorResult("not_covered", None, unsupported, time.monotonic() - start)
