@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tlc_harness.behavior.search import infer_types, symbol_constants
+from tlc_harness.behavior.search import _assignments, infer_types, symbol_constants
 
 HEAD = "---- MODULE M ----\nEXTENDS Naturals\nCONSTANTS Yes, No, N\nVARIABLE v\n"
 
@@ -62,3 +62,16 @@ def test_a_constant_stored_in_a_numeric_variable_is_a_number() -> None:
 def test_a_module_separator_is_not_a_minus() -> None:
     text = "---- MODULE M ----\nCONSTANT RM\nVARIABLE st\n-----------\nInit == st \\in RM\n===="
     assert infer_types({"M.tla": text}, ["st"], ["RM"], None) == {"st": "any", "RM": "set"}
+
+
+def test_a_model_value_is_an_atom_that_no_set_takes() -> None:
+    # the reference's `none = none` beside `Replicas = {r1, r2}`: an output's set of
+    # proposers may take the replicas, never the model value (its run would stop at `\in`)
+    ref = infer_types({"M.tla": HEAD}, [], ["none", "Replicas"],
+                      {"none": "none", "Replicas": "{r1, r2}"})
+    assert ref == {"none": "atom", "Replicas": "set"}
+    out = {"Proposers": "set", "Counter": "int"}
+    assert _assignments(("Proposers",), ("none", "Replicas"), out, ref) == [
+        {"Proposers": "Replicas"}]
+    # a number may still stand for a model value (numbered prisoners for `p1`)
+    assert {"Counter": "none"} in _assignments(("Counter",), ("none", "Replicas"), out, ref)

@@ -166,8 +166,11 @@ class _GraphGrade:
             return self.result("not_covered", f"the reference's graph cannot be explored "
                                f"({ref_graph.verdict}: {ref_graph.detail[:200]})")
         self.facts["reference_states"] = len(ref_graph.graph)
+        # cfg entries that give a reference definition a value (a name the reference's modules
+        # never write, such as `r1 = r1` beside `Replicas = {r1, ...}`, only names a model value)
         overrides = sorted({*values.via_ref, *(n for n, _ in values.qualified),
-                            *(n for n, _, _ in wrappers._value_overrides(ref, staged))})
+                            *(n for n, _, _ in wrappers._value_overrides(ref, staged)
+                              if _written(ref, n))})
         groups = self.constant_maps(staged, values)
         first: BehaviorResult | None = None if groups else self.no_constants(staged)
         for group in groups or []:
@@ -388,6 +391,9 @@ class _GraphGrade:
                                                  qualify=True)
             if entry and entry[0] not in const_map:  # R's cfg gives a definition a value
                 constants.append(entry)
+        given = {name for name, _ in constants}
+        constants += [(name, name) for name in wrappers.outside_values(staged.out_files)
+                      if name not in given]  # `None == CHOOSE v : v \notin S`: a model value
         cfg = ModelConfig(constants=tuple(constants), overrides=tuple(overrides),
                           specification=staged.out_spec,
                           init=None if staged.out_spec else staged.out_init,
@@ -521,6 +527,12 @@ class _GraphGrade:
                            f"specification with its fairness, a temporal property or an "
                            f"invariant){note}", mapping=mapping,
                            trace=check.trace, details={"trace_of": "output"})
+
+
+def _written(ref: Reference, name: str) -> bool:
+    """Whether a reference module writes `name` anywhere."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return any(word.search(text) for file, text in ref.files.items() if file.endswith(".tla"))
 
 
 def _failing_mapping(inferred: Inferred, const_map: dict[str, str]) -> Candidate | None:

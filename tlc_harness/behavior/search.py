@@ -84,7 +84,7 @@ def spec_shape(files: Mapping[str, str], main: str,
         definitions.update(info.exports)
         todo.extend(info.extends)
     types = infer_types(files, variables, constants, constant_values)
-    symbols = symbol_constants(files, [c for c in constants if types.get(c) == "any"])
+    symbols = symbol_constants(files, [c for c in constants if types.get(c) in ("any", "atom")])
     return SpecShape(main, tuple(variables), tuple(constants), frozenset(definitions), types,
                      symbols)
 
@@ -184,7 +184,7 @@ def infer_types(files: Mapping[str, str], variables: list[str], constants: list[
             value = constant_values[const]
             kind = value_type(value)
             if kind == "any" and re.fullmatch(r"[A-Za-z_]\w*", value.strip()):
-                kind = "any"  # a model value: no type to compare
+                kind = "atom"  # a model value: never a set, function or sequence
             types[const] = kind
         else:
             types[const] = _constant_type(text, const)
@@ -285,7 +285,13 @@ def _similarity(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio()
 
 
+#: what a model value (`atom`) can never stand for
+_NOT_ATOMS = frozenset({"set", "seq", "fn", "rec"})
+
+
 def _fits(a: str, b: str) -> bool:
+    if "atom" in (a, b):  # a number or a string may stand for a model value, a set may not
+        return (b if a == "atom" else a) not in _NOT_ATOMS
     return a == "any" or b == "any" or a == b
 
 

@@ -177,6 +177,22 @@ def _definition_body(files: Mapping[str, str], name: str) -> str | None:
     return None
 
 
+#: `None == CHOOSE v : v \\notin Values` (or `~(v \\in S)`): a value outside a set, which TLC
+#: cannot evaluate unbounded and a model's cfg gives a model value (`None = None`)
+_UNBOUNDED_CHOOSE = re.compile(
+    r"^([A-Za-z_]\w*)\s*==\s*CHOOSE\s+(\w+)\s*:\s*(?:\2\s*\\notin\b|~\s*\(?\s*\2\s*\\in\b)",
+    re.M)
+
+
+def outside_values(files: Mapping[str, str]) -> list[str]:
+    """The zero-argument definitions of `files` that choose a value outside a set without
+    bounding it (`None == CHOOSE v : v \\notin Values`). A fresh model value is outside every
+    set of the model, so it is one such value; TLC runs such a module only when its cfg says
+    so (`None = None`), which the grader's cfg of the output does."""
+    return sorted({hit.group(1) for name, text in files.items() if name.endswith(".tla")
+                   for hit in _UNBOUNDED_CHOOSE.finditer(text)})
+
+
 def _definition_arity(files: Mapping[str, str], name: str) -> int | None:
     """The number of parameters of a top-level definition `name(p, q) ==` (None: not found)."""
     for text in files.values():
@@ -477,6 +493,8 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, cfg_values: CfgValues
         if out_entry and out_entry[0] not in cand.constants:
             constants.append(out_entry)
     constants += [(mv, mv) for mv in model_values if mv not in cand.constants]
+    given = {name for name, _ in constants} | set(cand.constants)
+    constants += [(name, name) for name in outside_values(st.out_files) if name not in given]
     uses_spec = st.out_spec is not None
     cfg = ModelConfig(
         constants=tuple(constants), overrides=tuple(overrides),
@@ -509,6 +527,11 @@ def _reverse(ref: Reference, st: _Staged, cand: Candidate
     extra = [entry for name, value, home in _value_overrides(ref, st)
              if (entry := _out_value_override(ref, st, name, value, home, qualify=True))
              and entry[0] not in cand.constants]
+    main_file = f"{st.out_main}.tla"
+    given = {name for name, _ in extra}
+    extra += [(name, f"[{st.out_main}] {name}")  # in the output's instance, as `_forward` does
+              for name in outside_values({main_file: st.out_files[main_file]})
+              if name not in given]
     cfg = ModelConfig(
         constants=(*ref.cfg.constants, *extra), overrides=ref.cfg.overrides, init=ref.cfg.init,
         next=ref.cfg.next, specification=ref.cfg.specification,
