@@ -13,6 +13,9 @@ from __future__ import annotations
 import pytest
 
 from tlc_harness.behavior.engine import grade_behavior
+from tlc_harness.behavior.graphs import StateGraph
+from tlc_harness.behavior.inference import plain_failure
+from tlc_harness.behavior.values import Value
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.wrappers import BehaviorResult, Reference
 from tlc_harness.source.cfg import parse_cfg
@@ -90,3 +93,26 @@ def test_a_graph_no_seed_can_cut_is_cut_again_under_the_mapping_found(harness: H
     assert result.engine == "graphs"
     assert result.details["cut_under"] == "x <- st.v"
     assert result.details["output_states"] == 5
+
+
+def _graph(states: list[tuple[int, ...]], edges: list[tuple[int, int]],
+           variables: tuple[str, ...]) -> StateGraph:
+    return StateGraph(variables, [tuple[Value, ...](s) for s in states], [0], edges)
+
+
+def test_a_plain_mapping_s_own_failure_on_the_graphs() -> None:
+    # (used where TLC cannot run the cut of the mapping a failure was found under: the seed's
+    # own failure on its own cut then decides)
+    ref = _graph([(0,), (1,), (2,)], [(0, 1), (1, 2)], ("x",))
+    same = _graph([(0, 7), (1, 7), (2, 7)], [(0, 1), (1, 2)], ("n", "extra"))
+    assert plain_failure(same, ref, {"x": "n"}) is None
+    skips = _graph([(0, 7), (2, 7)], [(0, 1)], ("n", "extra"))
+    failure = plain_failure(skips, ref, {"x": "n"})
+    assert failure is not None and failure.verdict == "forward_fail"
+    stops = _graph([(0, 7), (1, 7)], [(0, 1)], ("n", "extra"))
+    failure = plain_failure(stops, ref, {"x": "n"})
+    assert failure is not None and failure.verdict == "reverse_fail"
+    assert failure.variables == {"x": "n"}
+    # values that need a translation, or an expression, say nothing
+    assert plain_failure(_graph([(5,)], [], ("n",)), ref, {"x": "n"}) is None
+    assert plain_failure(same, ref, {"x": "n[1]"}) is None

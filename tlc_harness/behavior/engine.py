@@ -20,7 +20,7 @@ from typing import Any
 
 from tlc_harness.behavior import wrappers
 from tlc_harness.behavior.graphs import Exploration, StateGraph, default_cache, explore
-from tlc_harness.behavior.inference import Inferred, infer
+from tlc_harness.behavior.inference import Inferred, infer, plain_failure
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.search import Candidate, _assignments, value_type
 from tlc_harness.behavior.values import to_tla
@@ -469,7 +469,16 @@ class _GraphGrade:
             failing = _failing_mapping(inferred, const_map)
             settled = failing is not None and cut is not None and _same(failing, cut)
             if not settled and failing is not None and seeded:
-                return self.under(staged, values, const_map, ref_graph, cut=failing)
+                recut = self.under(staged, values, const_map, ref_graph, cut=failing)
+                if not isinstance(recut, _Fallback) or cut is None:
+                    return recut
+                # TLC cannot run the cut of the mapping the failure was found under; the
+                # seed's own failure on its own cut is one, and no mapping passed there
+                seed_failure = plain_failure(out_graph, ref_graph, dict(cut.variables))
+                if seed_failure is None:
+                    return recut
+                self.facts["cut_under"] = _describe(cut)
+                inferred, settled = seed_failure, True
             if not settled:
                 where = f"cut under {_describe(cut)}" if cut else "not cut"
                 return self.fallback(f"the reference is bounded by a CONSTRAINT; on the "

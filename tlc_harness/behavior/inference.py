@@ -235,6 +235,28 @@ def infer(out: StateGraph, ref: StateGraph, *, seconds: float = 60.0,
     return _closest(search, roots, leaves, choices, feats, reverse_budget)
 
 
+def plain_failure(out: StateGraph, ref: StateGraph, variables: dict[str, str], *,
+                  reverse_budget: int = 500_000) -> Inferred | None:
+    """How `variables` (each reference variable given one output variable, values as they
+    are) fails on the graphs, or None: it holds both ways, a reference variable is given an
+    expression, or an initial output state has no image (the values need a translation)."""
+    if any(variables.get(r) not in out.variables for r in ref.variables):
+        return None
+    columns = [out.variables.index(variables[r]) for r in ref.variables]
+    index = ref.index()
+    image = [index.get(tuple(state[c] for c in columns), -1) for state in out.states]
+    if any(image[g] < 0 for g in out.initial):
+        return None
+    fwd = checks.forward(out, ref, image)
+    if not fwd.ok:
+        return Inferred("forward_fail", _fail_text(fwd), image=image, counterexample=fwd)
+    rev = checks.reverse(out, ref, image, budget=reverse_budget)
+    if rev.ok or rev.limited:
+        return None
+    return Inferred("reverse_fail", "the output allows too few behaviors: " + rev.why,
+                    dict(variables), image=image, counterexample=rev)
+
+
 def _assign(search: _Search, feats: list[Feature], reverse_budget: int
             ) -> tuple[Inferred | None, list[Part], list[Part], dict[int, list[Choice]]]:
     """Assign features to R's parts, fewest candidates first (backtracking)."""
