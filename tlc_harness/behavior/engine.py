@@ -19,6 +19,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tlc_harness.behavior import wrappers
+from tlc_harness.behavior.constant_values import (
+    GUESSED_NUMBERS,
+    as_model_values,
+    cardinalities,
+    distinct_bases,
+    literal_definitions,
+    unused_constants,
+)
+from tlc_harness.behavior.cuts import cut_seed, failing_mapping, same_mapping
 from tlc_harness.behavior.graphs import Exploration, StateGraph, default_cache, explore
 from tlc_harness.behavior.inference import Inferred, infer, plain_failure
 from tlc_harness.behavior.options import BehaviorOptions
@@ -26,7 +35,7 @@ from tlc_harness.behavior.search import Candidate, _assignments, value_type
 from tlc_harness.behavior.values import to_tla
 from tlc_harness.behavior.wrappers import BehaviorResult, Reference
 from tlc_harness.source.cfg import ModelConfig
-from tlc_harness.source.identifiers import analyze_module, analyze_task
+from tlc_harness.source.identifiers import analyze_module
 from tlc_harness.source.rename import RenameError
 from tlc_harness.source.tokens import blank_comments
 from tlc_harness.tools.results import LIMIT_VERDICTS, TraceState, Verdict
@@ -35,9 +44,6 @@ from tlc_harness.tools.spec import SpecInputError, SpecSource
 
 MAX_CONSTANT_MAPS = 3     # constant maps explored before giving up
 MAX_BOOLEAN_CONSTANTS = 3  # BOOLEAN constants of the output whose values are all tried
-#: numbers an output's constant may take where the reference gives none, as placeholders:
-#: each such constant then takes every number of `swept_numbers` in turn
-_GUESSED_NUMBERS = ("2", "3")
 MAX_SWEPT_CONSTANTS = 2    # guessed numeric constants whose values are all tried
 MAX_SWEPT_VALUES = 6       # numbers tried for each
 MAX_VARIANTS = 16          # constant maps per base map, past which fewer numbers are tried
@@ -229,7 +235,7 @@ class _GraphGrade:
         out_types = self.out_types = staged.out_shape.types
         usable = tuple(c for c in ref_consts if c in values.literals)
         # an unused constant named as a reference constant keeps it (no other takes it)
-        unused = _unused(staged.out_files, out_consts) - set(usable)
+        unused = unused_constants(staged.out_files, out_consts) - set(usable)
         # a BOOLEAN constant named as a reference constant means it: it keeps its value
         booleans = tuple(c for c in out_consts if c not in unused and c not in usable
                          and out_types.get(c) == "bool")[:MAX_BOOLEAN_CONSTANTS]
@@ -240,14 +246,14 @@ class _GraphGrade:
         targets = usable
         symbols: dict[str, str] = {}
         if not maps:
-            fixed = _literal_definitions(self.ref, set(ref_consts), values.literals)
+            fixed = literal_definitions(self.ref, set(ref_consts), values.literals)
             # a symbol the reference has no value for is a model value of its own name
             symbols = {c: c for c in paired if c in staged.out_shape.symbols
                        and c not in fixed and c not in values.literals}
             self.symbols = set(symbols)
             paired = tuple(c for c in paired if c not in symbols)
             self.own_name_definitions = set(fixed) & set(paired)
-            counts = _cardinalities(values.literals, usable)
+            counts = cardinalities(values.literals, usable)
             self.typed_values = {n: value_type(body) for n, body in counts.items()}
             if "ProcSet" in fixed and self.ref_is_pluscal():  # the reference's processes
                 self.typed_values["ProcSet"] = "set"
@@ -257,22 +263,22 @@ class _GraphGrade:
             targets = usable + tuple(fixed)
             maps = _assignments(paired, targets, out_types, types)
         if not maps and any(out_types.get(c) == "int" for c in paired):
-            values.literals.update({n: n for n in _GUESSED_NUMBERS})
-            types.update({n: "int" for n in _GUESSED_NUMBERS})
-            maps = _assignments(paired, targets + _GUESSED_NUMBERS, out_types, types)
+            values.literals.update({n: n for n in GUESSED_NUMBERS})
+            types.update({n: "int" for n in GUESSED_NUMBERS})
+            maps = _assignments(paired, targets + GUESSED_NUMBERS, out_types, types)
         if not maps:
             return None
         values.literals.update({"TRUE": "TRUE", "FALSE": "FALSE", UNUSED: UNUSED, **symbols})
         free = {c: UNUSED for c in unused}
         groups: list[list[dict[str, str]]] = []
         model_values = self.ref.cfg.model_values()
-        for base in _distinct_bases(maps):
+        for base in distinct_bases(maps):
             # a number where the reference has a model value (the counter among numbered
             # prisoners) stands for it through the value translation: any number may
             standing = {g for g, r in base.items() if out_types.get(g) == "int"
                         and values.literals[r].strip() in model_values}
             self.standing |= standing
-            swept = [g for g, r in base.items() if r in _GUESSED_NUMBERS or g in standing]
+            swept = [g for g, r in base.items() if r in GUESSED_NUMBERS or g in standing]
             swept = swept[:MAX_SWEPT_CONSTANTS]
             numbers = self.swept_numbers(values) if swept else ()
             if 2 ** len(booleans) * len(numbers) ** len(swept) > MAX_VARIANTS:
@@ -400,12 +406,12 @@ class _GraphGrade:
                           next=None if staged.out_spec else staged.out_next)
         budget = min(self.options.budget, max(OUTPUT_FACTOR * len(ref_graph), OUTPUT_FLOOR))
         # R's graph stops where its CONSTRAINT fails; G's is cut where its image does, under
-        # a seed mapping (or, when none fits, explored whole): on such graphs only an `ok`
-        # is decided
+        # a seed mapping (or, when none fits, explored whole): an `ok` found there holds, a
+        # failure only under the mapping the graph was cut under (see below)
         bounded = bool(self.ref.cfg.constraints or self.ref.cfg.action_constraints)
         seeded = cut is None
         if bounded and cut is None:
-            cut = _cut_seed(staged, const_map)
+            cut = cut_seed(staged, const_map)
         if cut is not None:
             self.facts["cut_under"] = _describe(cut)
             src, wcfg = wrappers._forward(self.ref, staged, cut, values)
@@ -443,7 +449,7 @@ class _GraphGrade:
                 # TLC compares an integer with a string only by stopping: a set of processes
                 # written as numbers may break an output that works with any other elements,
                 # such as model values (the translation pairs them with the numbers)
-                other_elements = _as_model_values(const_map, chosen, values)
+                other_elements = as_model_values(const_map, chosen, values)
                 if other_elements is not None:
                     self.facts["model_values_for"] = chosen
                     return self.under(staged, values, other_elements, ref_graph)
@@ -466,8 +472,8 @@ class _GraphGrade:
             # confirming run cuts under the mapping found); a failure holds under the mapping
             # G's graph was cut under, so it counts when found under that very mapping (G is
             # cut again under the one it was found under, once)
-            failing = _failing_mapping(inferred, const_map)
-            settled = failing is not None and cut is not None and _same(failing, cut)
+            failing = failing_mapping(inferred, const_map)
+            settled = failing is not None and cut is not None and same_mapping(failing, cut)
             if not settled and failing is not None and seeded:
                 recut = self.under(staged, values, const_map, ref_graph, cut=failing)
                 if not isinstance(recut, _Fallback) or cut is None:
@@ -544,68 +550,6 @@ def _written(ref: Reference, name: str) -> bool:
     return any(word.search(text) for file, text in ref.files.items() if file.endswith(".tla"))
 
 
-def _failing_mapping(inferred: Inferred, const_map: dict[str, str]) -> Candidate | None:
-    """The mapping a failure on the graphs was found under (None: not a failure, or none)."""
-    held = (inferred if inferred.verdict == "reverse_fail" and inferred.variables
-            else inferred.failed_under)
-    if held is None or inferred.verdict not in _FAILURES:
-        return None
-    return Candidate(held.variables, const_map, tuple(held.definitions), labels=False,
-                     model_values=tuple(held.model_values))
-
-
-def _same(a: Candidate, b: Candidate) -> bool:
-    return (dict(a.variables) == dict(b.variables) and a.definitions == b.definitions
-            and a.model_values == b.model_values)
-
-
-def _cut_seed(staged: wrappers._Staged, const_map: dict[str, str]) -> Candidate | None:
-    """The mapping that carries a reference's CONSTRAINT to the output's run: its variables
-    onto the output's, same names first, then the same declaration places (None: no
-    type-compatible map; the output has fewer variables)."""
-    ref, out = staged.ref_shape, staged.out_shape
-    maps = _assignments(ref.variables, out.variables, ref.types, out.types)
-    return Candidate(maps[0], const_map, labels=False) if maps else None
-
-
-def _unused(files: Mapping[str, str], constants: tuple[str, ...]) -> set[str]:
-    """The constants no module of `files` uses (declared only: any value will do)."""
-    used = {o.name for info in analyze_task(files).values() for o in info.occurrences
-            if not o.is_definition}
-    return {c for c in constants if c not in used}
-
-
-def _as_model_values(const_map: dict[str, str], chosen: list[str],
-                     values: wrappers.CfgValues) -> dict[str, str] | None:
-    """`const_map` with each constant of `chosen` (a set of numbers: `1..N`, `ProcSet`) given
-    as many model values instead (`AliasM1`, ...); None when a set's size is unknown."""
-    retry = dict(const_map)
-    made = 0
-    for g in chosen:
-        text = values.literals[const_map[g]].strip()
-        bounds = re.fullmatch(r"\(?\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*\)?", text)
-        if not bounds:
-            return None
-        size = int(bounds.group(2)) - int(bounds.group(1)) + 1
-        key = "{" + ", ".join(f"AliasM{made + i + 1}" for i in range(size)) + "}"
-        values.literals[key] = key
-        made += size
-        retry[g] = key
-    return retry
-
-
-def _distinct_bases(maps: list[dict[str, str]]) -> list[dict[str, str]]:
-    """The maps, each kept once when numbers guessed for it count as one placeholder."""
-    seen: set[tuple[tuple[str, str], ...]] = set()
-    kept = []
-    for base in maps:
-        key = tuple(sorted((g, "?" if r in _GUESSED_NUMBERS else r) for g, r in base.items()))
-        if key not in seen:
-            seen.add(key)
-            kept.append(base)
-    return kept
-
-
 def _progress(result: BehaviorResult) -> int:
     """How far a grade got: a failure > no mapping found > values rejected by an ASSUME."""
     if result.verdict in _FAILURES:
@@ -619,52 +563,6 @@ def _further(graded: BehaviorResult, first: BehaviorResult) -> bool:
     if first.verdict != "no_mapping":
         return False
     return graded.verdict != "no_mapping" or _progress(graded) > _progress(first)
-
-
-_LITERAL = re.compile(r'(?:\s|\d|"[^"\n]*"|[{}<>,.()]|\.\.|TRUE|FALSE|-)+')
-
-
-_FLAT_SET = re.compile(r"\{([^{}<>\[\]()]*)\}")
-
-
-def _cardinalities(literals: Mapping[str, str], constants: tuple[str, ...]) -> dict[str, str]:
-    """Counts between the reference's constants and the output's: `Cardinality(S)` of a
-    constant whose value is a flat literal set (an output often counts what the reference
-    enumerates: `N` processes for `Procs`), and `1..N` of one whose value is a number (the
-    processes an output enumerates where the reference counts them)."""
-    found = {}
-    for name in constants:
-        value = literals.get(name, "").strip()
-        hit = _FLAT_SET.fullmatch(value)
-        if hit:
-            found[f"Cardinality({name})"] = str(len([x for x in hit.group(1).split(",")
-                                                     if x.strip()]))
-        elif re.fullmatch(r"\d+", value):
-            found[f"1..{name}"] = f"1..{value}"
-    return found
-
-
-def _literal_definitions(ref: Reference, constants: set[str],
-                         literals: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The reference's zero-argument definitions whose bodies are literals (numbers, strings,
-    booleans, sets and tuples of them, ranges), by name, once the reference's constants with
-    literal cfg values are put in (`Node == 0 .. N-1` with `N = 3` gives `0 .. (3)-1`)."""
-    given = {name: value.strip() for name, value in (literals or {}).items()
-             if name in constants and _LITERAL.fullmatch(value.strip())}
-    found: dict[str, str] = {}
-    for text in ref.files.values():
-        for hit in re.finditer(r"^([A-Za-z_]\w*)\s*==", text, re.M):
-            name = hit.group(1)
-            if name in constants or name in found:
-                continue
-            body = wrappers._definition_body(ref.files, name)
-            if body and given:
-                body = re.sub(r'"[^"\n]*"|\b[A-Za-z_]\w*\b',  # strings stay as they are
-                              lambda m: f"({given[m.group(0)]})" if m.group(0) in given
-                              else m.group(0), body)
-            if body and _LITERAL.fullmatch(body) and re.search(r'\d|"|TRUE|FALSE', body):
-                found[name] = body
-    return found
 
 
 def _given_text(const_map: Mapping[str, str]) -> str:

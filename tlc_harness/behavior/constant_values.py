@@ -1,0 +1,100 @@
+"""Values the graph engine gives an output's constants where the reference has none of the
+same name: literal definitions of the reference, counts of its constants, model values for a
+set of processes, and the placeholders of guessed numbers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from tlc_harness.behavior import wrappers
+from tlc_harness.behavior.wrappers import Reference
+from tlc_harness.source.identifiers import analyze_task
+
+#: numbers an output's constant may take where the reference gives none, as placeholders:
+#: each such constant then takes every number of the engine's sweep in turn
+GUESSED_NUMBERS = ("2", "3")
+
+
+def unused_constants(files: Mapping[str, str], constants: tuple[str, ...]) -> set[str]:
+    """The constants no module of `files` uses (declared only: any value will do)."""
+    used = {o.name for info in analyze_task(files).values() for o in info.occurrences
+            if not o.is_definition}
+    return {c for c in constants if c not in used}
+
+
+def as_model_values(const_map: dict[str, str], chosen: list[str],
+                     values: wrappers.CfgValues) -> dict[str, str] | None:
+    """`const_map` with each constant of `chosen` (a set of numbers: `1..N`, `ProcSet`) given
+    as many model values instead (`AliasM1`, ...); None when a set's size is unknown."""
+    retry = dict(const_map)
+    made = 0
+    for g in chosen:
+        text = values.literals[const_map[g]].strip()
+        bounds = re.fullmatch(r"\(?\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*\)?", text)
+        if not bounds:
+            return None
+        size = int(bounds.group(2)) - int(bounds.group(1)) + 1
+        key = "{" + ", ".join(f"AliasM{made + i + 1}" for i in range(size)) + "}"
+        values.literals[key] = key
+        made += size
+        retry[g] = key
+    return retry
+
+
+def distinct_bases(maps: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The maps, each kept once when numbers guessed for it count as one placeholder."""
+    seen: set[tuple[tuple[str, str], ...]] = set()
+    kept = []
+    for base in maps:
+        key = tuple(sorted((g, "?" if r in GUESSED_NUMBERS else r) for g, r in base.items()))
+        if key not in seen:
+            seen.add(key)
+            kept.append(base)
+    return kept
+
+
+_LITERAL = re.compile(r'(?:\s|\d|"[^"\n]*"|[{}<>,.()]|\.\.|TRUE|FALSE|-)+')
+
+
+_FLAT_SET = re.compile(r"\{([^{}<>\[\]()]*)\}")
+
+
+def cardinalities(literals: Mapping[str, str], constants: tuple[str, ...]) -> dict[str, str]:
+    """Counts between the reference's constants and the output's: `Cardinality(S)` of a
+    constant whose value is a flat literal set (an output often counts what the reference
+    enumerates: `N` processes for `Procs`), and `1..N` of one whose value is a number (the
+    processes an output enumerates where the reference counts them)."""
+    found = {}
+    for name in constants:
+        value = literals.get(name, "").strip()
+        hit = _FLAT_SET.fullmatch(value)
+        if hit:
+            found[f"Cardinality({name})"] = str(len([x for x in hit.group(1).split(",")
+                                                     if x.strip()]))
+        elif re.fullmatch(r"\d+", value):
+            found[f"1..{name}"] = f"1..{value}"
+    return found
+
+
+def literal_definitions(ref: Reference, constants: set[str],
+                         literals: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The reference's zero-argument definitions whose bodies are literals (numbers, strings,
+    booleans, sets and tuples of them, ranges), by name, once the reference's constants with
+    literal cfg values are put in (`Node == 0 .. N-1` with `N = 3` gives `0 .. (3)-1`)."""
+    given = {name: value.strip() for name, value in (literals or {}).items()
+             if name in constants and _LITERAL.fullmatch(value.strip())}
+    found: dict[str, str] = {}
+    for text in ref.files.values():
+        for hit in re.finditer(r"^([A-Za-z_]\w*)\s*==", text, re.M):
+            name = hit.group(1)
+            if name in constants or name in found:
+                continue
+            body = wrappers._definition_body(ref.files, name)
+            if body and given:
+                body = re.sub(r'"[^"\n]*"|\b[A-Za-z_]\w*\b',  # strings stay as they are
+                              lambda m: f"({given[m.group(0)]})" if m.group(0) in given
+                              else m.group(0), body)
+            if body and _LITERAL.fullmatch(body) and re.search(r'\d|"|TRUE|FALSE', body):
+                found[name] = body
+    return found
