@@ -9,14 +9,15 @@ from tlc_harness.behavior import wrappers
 from tlc_harness.behavior.inference import Inferred
 from tlc_harness.behavior.search import Candidate, _assignments
 
-_FAILURES = ("forward_fail", "reverse_fail")
+#: the verdicts that say the output fails
+FAILURES = ("forward_fail", "reverse_fail")
 
 
 def failing_mapping(inferred: Inferred, const_map: dict[str, str]) -> Candidate | None:
     """The mapping a failure on the graphs was found under (None: not a failure, or none)."""
     held = (inferred if inferred.verdict == "reverse_fail" and inferred.variables
             else inferred.failed_under)
-    if held is None or inferred.verdict not in _FAILURES:
+    if held is None or inferred.verdict not in FAILURES:
         return None
     return Candidate(held.variables, const_map, tuple(held.definitions), labels=False,
                      model_values=tuple(held.model_values))

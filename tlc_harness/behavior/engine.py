@@ -27,7 +27,7 @@ from tlc_harness.behavior.constant_values import (
     literal_definitions,
     unused_constants,
 )
-from tlc_harness.behavior.cuts import cut_seed, failing_mapping, same_mapping
+from tlc_harness.behavior.cuts import FAILURES, cut_seed, failing_mapping, same_mapping
 from tlc_harness.behavior.graphs import Exploration, StateGraph, default_cache, explore
 from tlc_harness.behavior.inference import Inferred, infer, plain_failure
 from tlc_harness.behavior.options import BehaviorOptions
@@ -49,7 +49,6 @@ MAX_SWEPT_VALUES = 6       # numbers tried for each
 MAX_VARIANTS = 16          # constant maps per base map, past which fewer numbers are tried
 #: the value of a constant the output declares and never uses
 UNUSED = '"unused"'
-_FAILURES = ("forward_fail", "reverse_fail")
 OUTPUT_FACTOR = 20        # an output may have this many times the reference's states (at least
 OUTPUT_FLOOR = 5_000      # this many) before its graph counts as too large for this engine
 #: what a cfg can hold as a constant's value: model values, numbers, strings, sets of them
@@ -182,7 +181,7 @@ class _GraphGrade:
         for group in groups or []:
             graded = self.under_every_value(staged, values, group, ref_graph.graph)
             if isinstance(graded, _Fallback) and first is not None and \
-                    first.verdict in _FAILURES and graded.details.get("cut_under"):
+                    first.verdict in FAILURES and graded.details.get("cut_under"):
                 # a likelier map failed; a less likely one whose cut TLC cannot run (the
                 # mapping's fault, not the output's) leaves that failure standing
                 continue
@@ -191,7 +190,7 @@ class _GraphGrade:
             # a forward failure under every number tried is the output's, not the numbers'
             swept = set(graded.details.get("failed_under_every_value", ()))
             guessed = [g for g in self.guessed(group[0]) if g not in swept]
-            if guessed and graded.verdict in _FAILURES:
+            if guessed and graded.verdict in FAILURES:
                 # a failure under values the reference does not fix may be the values' fault
                 graded = replace(graded, verdict="no_mapping", reason=(
                     f"under values the reference does not fix for {', '.join(guessed)} "
@@ -333,7 +332,7 @@ class _GraphGrade:
         varying = [g for g in group[0] if len({m[g] for m in group}) > 1]
         tried = "; ".join(f"{g} in {{{', '.join(dict.fromkeys(m[g] for m in group))}}}"
                           for g in varying)
-        failed = [r for r in results if r.verdict in _FAILURES]
+        failed = [r for r in results if r.verdict in FAILURES]
         rejected = [r for r in results if r.details.get("assume_rejected")]
         forward = [r for r in results if r.verdict == "forward_fail"]
         if failed and len(failed) + len(rejected) == len(results):
@@ -345,7 +344,7 @@ class _GraphGrade:
                                g for g in varying if forward or g in self.standing
                                or group[0][g] in ("TRUE", "FALSE")]}, **self.totals())
         best = max(results, key=_progress)
-        if best.verdict in _FAILURES:  # another value gave no mapping: nothing is decided
+        if best.verdict in FAILURES:  # another value gave no mapping: nothing is decided
             return replace(best, verdict="no_mapping", reason=(
                 f"{best.verdict} under some values of {', '.join(varying)} ({tried}), no "
                 f"mapping under others: {best.reason}"), **self.totals())
@@ -552,7 +551,7 @@ def _written(ref: Reference, name: str) -> bool:
 
 def _progress(result: BehaviorResult) -> int:
     """How far a grade got: a failure > no mapping found > values rejected by an ASSUME."""
-    if result.verdict in _FAILURES:
+    if result.verdict in FAILURES:
         return 2
     return 0 if result.details.get("assume_rejected") else 1
 
