@@ -1,8 +1,7 @@
-"""References no output can be graded against by behavior, told from the model alone and at
-once, by both engines: a constant model, and a model that starts from one of its own
-INVARIANTs where the module has an `Init` of its own (it checks that the invariant is
-inductive, from every state of it: an output starting where the system starts cannot follow
-that in reverse). A system whose initial predicate is also an invariant is graded as usual."""
+"""References whose model is not the system's behaviors, by both engines: a model that starts
+from one of its own INVARIANTs where the module has an `Init` of its own checks that the
+invariant is inductive, and is graded against the same model from `Init`; a system whose
+initial predicate is also an invariant is graded as usual; a constant model is not covered."""
 
 from __future__ import annotations
 
@@ -35,16 +34,34 @@ Clock == Ini /\\ [][Next]_x
 """
 
 
+#: a clock that starts at 1: it refines the wide clock's ISpec (every state is in Inv) but
+#: not its system, which starts at 0
+FROM_ONE = TICK.replace("Init == x = 0", "Init == x = 1")
+
+
 @pytest.mark.parametrize("engine", ENGINES)
-def test_a_model_of_an_inductive_invariant_is_not_covered(harness: Harness,
-                                                           engine: str) -> None:
+def test_a_model_of_an_inductive_invariant_is_graded_against_the_systems_spec(
+        harness: Harness, engine: str) -> None:
     ref = Reference("Tick", {"Tick.tla": TICK},
                     parse_cfg("SPECIFICATION ISpec\nINVARIANT Inv\n"))
     result = grade_behavior(harness, ref, {"Tick.tla": TICK}, "Tick",
                             BehaviorOptions(engine=engine))
-    assert result.verdict == "not_covered", result.reason
-    assert "Inv is inductive" in result.reason
-    assert result.tlc_runs == 0
+    assert result.verdict == "ok", result.reason
+    assert "SPECIFICATION Spec" in result.details["reference_model"]
+    late = grade_behavior(harness, ref, {"Tick.tla": FROM_ONE}, "Tick",
+                          BehaviorOptions(engine=engine))
+    assert late.verdict == "forward_fail", late.reason
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_without_a_spec_formula_the_system_is_init_and_next(harness: Harness,
+                                                             engine: str) -> None:
+    bare = TICK.replace("Spec == Init /\\ [][Next]_x\n", "").replace("ISpec", "IS")
+    ref = Reference("Tick", {"Tick.tla": bare}, parse_cfg("INIT Inv\nNEXT Next\nINVARIANT Inv\n"))
+    result = grade_behavior(harness, ref, {"Tick.tla": bare}, "Tick",
+                            BehaviorOptions(engine=engine))
+    assert result.verdict == "ok", result.reason
+    assert "INIT Init NEXT Next" in result.details["reference_model"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -55,3 +72,12 @@ def test_a_system_whose_initial_predicate_is_invariant_is_graded(harness: Harnes
     result = grade_behavior(harness, ref, {"Tick.tla": CLOCK}, "Tick",
                             BehaviorOptions(engine=engine))
     assert result.verdict == "ok", result.reason
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_constant_model_is_not_covered(harness: Harness, engine: str) -> None:
+    ref = Reference("Tick", {"Tick.tla": TICK}, parse_cfg("CONSTANT\n"))
+    result = grade_behavior(harness, ref, {"Tick.tla": TICK}, "Tick",
+                            BehaviorOptions(engine=engine))
+    assert result.verdict == "not_covered", result.reason
+    assert result.tlc_runs == 0

@@ -98,3 +98,20 @@ def literal_definitions(ref: Reference, constants: set[str],
             if body and _LITERAL.fullmatch(body) and re.search(r'\d|"|TRUE|FALSE', body):
                 found[name] = body
     return found
+
+
+def carried_overrides(ref: Reference, staged: wrappers._Staged,
+                      values: wrappers.CfgValues) -> dict[str, str]:
+    """R's cfg overrides of an operator by a definition whose value is a literal under R's
+    constants (`Nat <- NatOverride` with `NatOverride == 0 .. MaxNat`, `MaxNat = 2`), as the
+    output's run carries them: the output's name of the operator (a standard one keeps its
+    own) to that literal (`Nat` to `0 .. (2)`). A model bounds `Nat` so for every spec it
+    checks; the output's run is bounded the same way."""
+    constants = set(staged.ref_shape.constants)
+    literals = literal_definitions(ref, constants, values.literals)
+    carried = {}
+    for name, (target, arity) in values.via_ref.items():
+        out_name = wrappers._out_name(ref, staged, name)
+        if name not in constants and arity == 0 and target in literals and out_name:
+            carried[out_name] = literals[target]
+    return carried

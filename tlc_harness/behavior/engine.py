@@ -23,6 +23,7 @@ from tlc_harness.behavior.constant_values import (
     GUESSED_NUMBERS,
     as_model_values,
     cardinalities,
+    carried_overrides,
     distinct_bases,
     literal_definitions,
     unused_constants,
@@ -79,8 +80,11 @@ def grade_behavior(harness: Harness, ref: Reference, out_files: Mapping[str, str
             return BehaviorResult("undecided", None, "tree-sitter cannot read the output's "
                                   "module, so its variables and constants are unknown to the "
                                   "grader", time.monotonic() - start, engine=options.engine)
+    ref, system = wrappers.system_model(ref)
     try:
-        return _grade(harness, ref, out_files, out_main, options)
+        result = _grade(harness, ref, out_files, out_main, options)
+        return replace(result, details={**result.details, "reference_model": system}) \
+            if system else result
     except (RenameError, SpecInputError) as exc:
         return BehaviorResult("undecided", None, f"the output cannot be staged for TLC: {exc}",
                               time.monotonic() - start, engine=options.engine)
@@ -173,7 +177,10 @@ class _GraphGrade:
         self.facts["reference_states"] = len(ref_graph.graph)
         # cfg entries that give a reference definition a value (a name the reference's modules
         # never write, such as `r1 = r1` beside `Replicas = {r1, ...}`, only names a model value)
-        overrides = sorted({*values.via_ref, *(n for n, _ in values.qualified),
+        carried = carried_overrides(ref, staged, values)
+        overrides = sorted({*(n for n in values.via_ref
+                              if wrappers._out_name(ref, staged, n) not in carried),
+                            *(n for n, _ in values.qualified),
                             *(n for n, _, _ in wrappers._value_overrides(ref, staged)
                               if _written(ref, n))})
         groups = self.constant_maps(staged, values)
@@ -396,6 +403,9 @@ class _GraphGrade:
                                                  qualify=True)
             if entry and entry[0] not in const_map:  # R's cfg gives a definition a value
                 constants.append(entry)
+        for name, text in carried_overrides(self.ref, staged, values).items():
+            definitions.append(f"AliasOvr_{name} == {text}")  # `Nat <- NatOverride`, bounded
+            overrides.append((name, f"AliasOvr_{name}"))
         given = {name for name, _ in constants}
         constants += [(name, name) for name in wrappers.outside_values(staged.out_files)
                       if name not in given]  # `None == CHOOSE v : v \notin S`: a model value

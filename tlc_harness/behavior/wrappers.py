@@ -389,24 +389,40 @@ def safety_parts(ref: Reference) -> tuple[str, str] | None:
     return _formula_parts("\n".join(ref.files.values()), ref.cfg.specification)
 
 
+def system_model(ref: Reference) -> tuple[Reference, str | None]:
+    """The model of the system's own specification that `ref`'s model stands for, and why.
+
+    A model that starts from one of its own INVARIANTs where the module has an `Init`
+    (`SPECIFICATION ISpec` with `ISpec == Inv /\\ [][Next]_vars` and `INVARIANT Inv`) checks
+    that the invariant is inductive; the behaviors a task describes start from `Init`. The
+    same model (constants, overrides, invariants) with the module's specification of the same
+    next-state action from `Init` (`Spec == Init /\\ [][Next]_vars ...`, fairness kept), or
+    `INIT Init` `NEXT Next` where the module has no such formula, is the one graded against.
+    Any other model is returned as it is, with no reason."""
+    parts = (ref.cfg.init, ref.cfg.next) if ref.cfg.init else safety_parts(ref)
+    if not parts or not parts[0] or parts[0] == "Init" or parts[0] not in ref.cfg.invariants \
+            or _definition_body(ref.files, "Init") is None:
+        return ref, None
+    inv, nxt = parts
+    text = "\n".join(ref.files.values())
+    specs = [name for name in dict.fromkeys(_TOP_DEFINITION.findall(text))
+             if _formula_parts(text, name) == ("Init", nxt)]
+    cfg = (replace(ref.cfg, specification=specs[0], init=None, next=None) if specs
+           else replace(ref.cfg, specification=None, init="Init", next=nxt))
+    to = f"SPECIFICATION {specs[0]}" if specs else f"INIT Init NEXT {nxt}"
+    return replace(ref, cfg=cfg), (f"the reference's model checks that its invariant {inv} is "
+                                   f"inductive (its behaviors start from every state of {inv}); "
+                                   f"graded against the same model with {to}, the system's "
+                                   f"own behaviors from Init")
+
+
 def uncovered(ref: Reference) -> str | None:
     """Why no output can be graded by behavior against `ref`, read from its model alone: a
-    constant model (no SPECIFICATION nor INIT and NEXT), or a model that starts from one of
-    its own INVARIANTs where the module has an `Init` of its own (`ISpec == Inv /\\
-    [][Next]_vars` with `INVARIANT Inv`): that model checks that the invariant is inductive,
-    from every state of it, and an output that starts where the system starts cannot follow
-    those behaviors in reverse. (A system whose initial predicate is also an invariant, such
-    as `HCini` of an hour clock, has no other `Init`.)"""
+    constant model (no SPECIFICATION nor INIT and NEXT). (A model of an inductive invariant is
+    graded against its `system_model`.)"""
     if not ref.cfg.has_behavior:
         return ("the reference has no behavior: its cfg names no SPECIFICATION nor INIT and "
                 "NEXT (a constant model: grade it by name)")
-    init = ref.cfg.init or (safety_parts(ref) or (None, None))[0]
-    if init and init != "Init" and init in ref.cfg.invariants and \
-            _definition_body(ref.files, "Init") is not None:
-        return (f"the reference's model checks that its invariant {init} is inductive: its "
-                f"behaviors start from every state of {init}, not from the system's initial "
-                f"states, which its Init gives (grade against a model of the system's own "
-                f"specification)")
     return None
 
 
