@@ -81,3 +81,30 @@ def test_a_constant_model_is_not_covered(harness: Harness, engine: str) -> None:
                             BehaviorOptions(engine=engine))
     assert result.verdict == "not_covered", result.reason
     assert result.tlc_runs == 0
+
+
+#: a graph drawn at random once per run, as SpanTreeRandom's `Edges`
+RANDOM = """---- MODULE Walk ----
+EXTENDS Naturals, TLC
+\\* RandomElement in a comment does not count
+Edges == RandomElement(SUBSET {1, 2, 3})
+VARIABLE x
+Init == x = 0
+Next == x' = IF x \\in Edges THEN 0 ELSE (x + 1) % 4
+====
+"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_reference_drawing_values_at_random_is_not_covered(harness: Harness,
+                                                             engine: str) -> None:
+    ref = Reference("Walk", {"Walk.tla": RANDOM}, parse_cfg("INIT Init\nNEXT Next\n"))
+    result = grade_behavior(harness, ref, {"Walk.tla": RANDOM}, "Walk",
+                            BehaviorOptions(engine=engine))
+    assert result.verdict == "not_covered", result.reason
+    assert "RandomElement" in result.reason and result.tlc_runs == 0
+    plain = RANDOM.replace("RandomElement(SUBSET {1, 2, 3})", "{2}")
+    ref = Reference("Walk", {"Walk.tla": plain}, parse_cfg("INIT Init\nNEXT Next\n"))
+    result = grade_behavior(harness, ref, {"Walk.tla": plain}, "Walk",
+                            BehaviorOptions(engine=engine))
+    assert result.verdict == "ok", result.reason

@@ -30,6 +30,7 @@ from tlc_harness.source.cfg import ModelConfig, format_cfg
 from tlc_harness.source.identifiers import analyze_task
 from tlc_harness.source.rename import RenameError, rename_module_names
 from tlc_harness.source.stdlib import TLA_KEYWORDS, standard_names
+from tlc_harness.source.tokens import blank_comments
 from tlc_harness.tools.results import LIMIT_VERDICTS, CheckResult, TraceState, Verdict
 from tlc_harness.tools.runner import Harness
 from tlc_harness.tools.spec import SpecSource
@@ -416,13 +417,25 @@ def system_model(ref: Reference) -> tuple[Reference, str | None]:
                                    f"own behaviors from Init")
 
 
+#: TLC's operators that pick a value at random in each run (module Randomization, and TLC's)
+_RANDOM = re.compile(r"\b(RandomElement|RandomSubset|RandomSetOfSubsets|RandomSubsetSet|"
+                     r"TestRandomSubset|TestRandomSetOfSubsets)\b")
+
+
 def uncovered(ref: Reference) -> str | None:
     """Why no output can be graded by behavior against `ref`, read from its model alone: a
-    constant model (no SPECIFICATION nor INIT and NEXT). (A model of an inductive invariant is
-    graded against its `system_model`.)"""
+    constant model (no SPECIFICATION nor INIT and NEXT), or modules that draw values at random
+    (`RandomElement`): TLC draws them anew in every run. (A model of an inductive invariant
+    is graded against its `system_model`.)"""
     if not ref.cfg.has_behavior:
         return ("the reference has no behavior: its cfg names no SPECIFICATION nor INIT and "
                 "NEXT (a constant model: grade it by name)")
+    drawn = sorted({hit for name, text in ref.files.items() if name.endswith(".tla")
+                    for hit in _RANDOM.findall(blank_comments(text))})
+    if drawn:
+        return (f"the reference draws values at random ({', '.join(drawn)}): TLC picks them "
+                f"anew in every run, so no two runs, of the reference or of an output against "
+                f"it, check the same behaviors")
     return None
 
 
