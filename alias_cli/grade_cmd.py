@@ -36,7 +36,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    "memory), wrappers (variable bijections checked by TLC), auto (graphs "
                    "within --graph-budget, else wrappers; the default)")
     p.add_argument("--graph-budget", type=int, default=DEFAULT_BUDGET,
-                   help=f"most distinct states of a state graph ({DEFAULT_BUDGET})")
+                   help=f"most distinct states of the reference's state graph "
+                   f"({DEFAULT_BUDGET}; an output's may have 4 times as many)")
     p.add_argument("--mappings", type=int, default=DEFAULT_LIMIT,
                    help=f"most mappings the wrapper engine tries ({DEFAULT_LIMIT})")
     p.add_argument("--timeout", type=float, default=300.0, help="TLC time limit per run (300)")

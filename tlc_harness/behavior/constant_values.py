@@ -5,11 +5,13 @@ set of processes, and the placeholders of guessed numbers."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from tlc_harness.behavior import wrappers
+from tlc_harness.behavior.search import value_type as search_value_type
 from tlc_harness.behavior.wrappers import Reference
 from tlc_harness.source.identifiers import analyze_task
+from tlc_harness.source.stdlib import TLA_KEYWORDS, standard_names
 
 #: numbers an output's constant may take where the reference gives none, as placeholders:
 #: each such constant then takes every number of the engine's sweep in turn
@@ -77,13 +79,19 @@ def cardinalities(literals: Mapping[str, str], constants: tuple[str, ...]) -> di
     return found
 
 
+def literal_values(literals: Mapping[str, str], names: Sequence[str]) -> dict[str, str]:
+    """The values of `names` among `literals` that are plain literals (numbers, strings, sets
+    and tuples of them), which any module can hold."""
+    return {n: literals[n].strip() for n in names
+            if n in literals and _LITERAL.fullmatch(literals[n].strip())}
+
+
 def literal_definitions(ref: Reference, constants: set[str],
                          literals: Mapping[str, str] | None = None) -> dict[str, str]:
     """The reference's zero-argument definitions whose bodies are literals (numbers, strings,
     booleans, sets and tuples of them, ranges), by name, once the reference's constants with
     literal cfg values are put in (`Node == 0 .. N-1` with `N = 3` gives `0 .. (3)-1`)."""
-    given = {name: value.strip() for name, value in (literals or {}).items()
-             if name in constants and _LITERAL.fullmatch(value.strip())}
+    given = literal_values(literals or {}, sorted(constants))
     found: dict[str, str] = {}
     for text in ref.files.values():
         for hit in re.finditer(r"^([A-Za-z_]\w*)\s*==", text, re.M):
@@ -115,3 +123,71 @@ def carried_overrides(ref: Reference, staged: wrappers._Staged,
         if name not in constants and arity == 0 and target in literals and out_name:
             carried[out_name] = literals[target]
     return carried
+
+
+_OPERATOR = re.compile(r"^([A-Za-z_]\w*)\s*\(([\w\s,]*)\)\s*==", re.M)
+#: names a body binds: `\A x, y \in S`, `\E x : P`, `CHOOSE x \in S`, `{x \in S : P}`,
+#: `[x \in S |-> e]`
+_BOUND = re.compile(r"(?:\\A|\\E|CHOOSE)\s+([\w\s,]+?)\s*(?:\\in\b|:)|[{\[]\s*(\w+)\s*\\in\b")
+_WORD = re.compile(r'"[^"\n]*"|(?<![\w.\\])[A-Za-z_]\w*(?!\s*\|->)')
+
+
+def operator_functions(ref: Reference, literals: Mapping[str, str],
+                       names: set[str]) -> dict[str, str]:
+    """The reference's operators with parameters, of the given `names`, as the function value
+    an output constant of the same name takes (an output often declares `Complement` a
+    constant function where the reference defines `Complement(c1, c2) == ...`):
+    `[AliasA0 \\in S, AliasA1 \\in S |-> body]`, S being the first set the body names whose
+    value is a literal (`Color`). Only operators whose body names nothing but its parameters,
+    names it binds itself, standard operators and names of `literals` (each put in as its
+    value); a body with a LET is left out."""
+    allowed = standard_names() | TLA_KEYWORDS | {"TRUE", "FALSE"}
+    found: dict[str, str] = {}
+    for text in ref.files.values():
+        for hit in _OPERATOR.finditer(text):
+            name, params = hit.group(1), [p.strip() for p in hit.group(2).split(",")]
+            if name not in names or name in found or not all(params):
+                continue
+            body = _body_after(text, hit.end())
+            value = _as_function(body, params, literals, allowed) if body else None
+            if value:
+                found[name] = value
+    return found
+
+
+def _body_after(text: str, start: int) -> str | None:
+    rest = re.match(rf"(.*?)(?=^{wrappers._NEXT_UNIT}|\Z)", text[start:], re.M | re.S)
+    body = re.sub(r"\\\*[^\n]*", "", rest.group(1)).strip() if rest else ""
+    return " ".join(body.split()) if body and "LET" not in body.split() else None
+
+
+def _as_function(body: str, params: list[str], literals: Mapping[str, str],
+                 allowed: frozenset[str]) -> str | None:
+    bound = {n.strip() for hit in _BOUND.finditer(body) for group in hit.groups() if group
+             for n in group.split(",")}
+    sets = [w for w in _WORD.findall(body)
+            if w in literals and search_value_type(literals[w]) == "set"]
+    if not sets:
+        return None
+    unknown = False
+
+    def put(m: re.Match[str]) -> str:
+        nonlocal unknown
+        word = m.group(0)
+        if word.startswith('"') or word in allowed:
+            return word
+        if word in params:
+            return f"AliasA{params.index(word)}"
+        if word in bound:
+            return f"AliasB_{word}"
+        if word in literals:
+            return f"({literals[word]})"
+        unknown = True
+        return word
+
+    text = _WORD.sub(put, body)
+    if unknown:
+        return None
+    domain = f"({literals[sets[0]]})"
+    binders = ", ".join(f"AliasA{i} \\in {domain}" for i in range(len(params)))
+    return f"[{binders} |-> {text}]"

@@ -26,6 +26,8 @@ from tlc_harness.behavior.constant_values import (
     carried_overrides,
     distinct_bases,
     literal_definitions,
+    literal_values,
+    operator_functions,
     unused_constants,
 )
 from tlc_harness.behavior.cuts import FAILURES, cut_seed, failing_mapping, same_mapping
@@ -51,7 +53,9 @@ MAX_VARIANTS = 16          # constant maps per base map, past which fewer number
 #: the value of a constant the output declares and never uses
 UNUSED = '"unused"'
 OUTPUT_FACTOR = 20        # an output may have this many times the reference's states (at least
-OUTPUT_FLOOR = 5_000      # this many) before its graph counts as too large for this engine
+OUTPUT_FLOOR = 5_000      # this many) before its graph counts as too large for this engine,
+OUTPUT_CAP = 4            # and at most this many times the budget (outputs often carry more
+                          # state than the reference: a flag beside a value it overwrites)
 #: what a cfg can hold as a constant's value: model values, numbers, strings, sets of them
 _CFG_VALUE = re.compile(r'(?:[\w"{}, ]|-(?=\d))*')
 #: TLC verdicts of the confirming run that mean the wrapper itself is wrong, not the output
@@ -253,6 +257,10 @@ class _GraphGrade:
         symbols: dict[str, str] = {}
         if not maps:
             fixed = literal_definitions(self.ref, set(ref_consts), values.literals)
+            # an output constant function named as a reference operator is that operator
+            fixed.update(operator_functions(self.ref, {**literal_values(values.literals,
+                                                                         usable), **fixed},
+                                            set(paired) - set(fixed)))
             # a symbol the reference has no value for is a model value of its own name
             symbols = {c: c for c in paired if c in staged.out_shape.symbols
                        and c not in fixed and c not in values.literals}
@@ -413,7 +421,8 @@ class _GraphGrade:
                           specification=staged.out_spec,
                           init=None if staged.out_spec else staged.out_init,
                           next=None if staged.out_spec else staged.out_next)
-        budget = min(self.options.budget, max(OUTPUT_FACTOR * len(ref_graph), OUTPUT_FLOOR))
+        budget = min(OUTPUT_CAP * self.options.budget,
+                     max(OUTPUT_FACTOR * len(ref_graph), OUTPUT_FLOOR))
         # R's graph stops where its CONSTRAINT fails; G's is cut where its image does, under
         # a seed mapping (or, when none fits, explored whole): an `ok` found there holds, a
         # failure only under the mapping the graph was cut under (see below)
@@ -432,7 +441,9 @@ class _GraphGrade:
             if found.verdict == "over_budget":
                 why = (f"cut at the reference's CONSTRAINT under {_describe(cut)}" if cut
                        else "the reference is bounded by a CONSTRAINT the output's run lacks"
-                       if bounded else f"{OUTPUT_FACTOR} times the reference's")
+                       if bounded else f"{OUTPUT_FACTOR} times the reference's"
+                       if budget < OUTPUT_CAP * self.options.budget else
+                       f"{OUTPUT_CAP} times the graph budget")
                 return self.fallback(f"the output's graph has {found.detail} ({why})")
             if found.verdict in {v.value for v in LIMIT_VERDICTS}:
                 return self.result("undecided", f"exploring the output: {found.detail}")

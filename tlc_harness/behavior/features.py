@@ -15,7 +15,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tlc_harness.behavior.graphs import StateGraph
-from tlc_harness.behavior.values import Fn, ModelValue, Value, is_field_name, kind_of, sort_key, to_tla
+from tlc_harness.behavior.values import (
+    FALSE,
+    TRUE,
+    Fn,
+    ModelValue,
+    Value,
+    is_field_name,
+    kind_of,
+    sort_key,
+    to_tla,
+)
 
 MAX_KEYS = 16       # fields or components a decomposition may have
 MAX_DEPTH = 2       # nesting of components
@@ -33,6 +43,8 @@ class Feature:
     depth: int = 0
     #: the function applications it is made of, outermost first: (function text, key, keys)
     within: tuple[tuple[str, Value, int], ...] = ()
+    #: the grader's model values its text names (`AliasNone`, `AliasFlag`)
+    model_values: frozenset[str] = frozenset()
 
     def values(self) -> frozenset[Value]:
         return frozenset(self.column)
@@ -78,13 +90,82 @@ def _pointwise(column: Sequence[Value], key: Value) -> list[Value]:
 
 
 def output_features(graph: StateGraph) -> list[Feature]:
-    """Every feature of G up to `MAX_DEPTH`, variables first."""
+    """Every feature of G up to `MAX_DEPTH`, variables first, then the components of optional
+    tuples and the values with a flag folded in."""
     found: list[Feature] = []
-    for k, var in enumerate(graph.variables):
-        column = [s[k] for s in graph.states]
+    columns = {var: [s[k] for s in graph.states] for k, var in enumerate(graph.variables)}
+    for var, column in columns.items():
         found.append(Feature(var, column, frozenset([var])))
         found.extend(_components(var, column, frozenset([var]), 1))
+    for var, column in columns.items():
+        found.extend(_options(var, column))
+    found.extend(_flagged(columns))
     return found
+
+
+NONE = ModelValue("AliasNone")  # an optional tuple's component where the tuple is empty
+FLAG = ModelValue("AliasFlag")  # a value whose flag is set
+
+
+def _options(var: str, column: Sequence[Value]) -> list[Feature]:
+    """`IF v = <<>> THEN AliasNone ELSE v[k]` for a variable that is either empty or a tuple
+    of one shape (`<<>>` for no one waiting, `<<c, col>>` for creature c waiting)."""
+    if not all(isinstance(v, Fn) for v in column):
+        return []
+    full = [v for v in column if len(v)]  # type: ignore[arg-type]
+    domain = _common_domain(full) if full and len(full) < len(column) else None
+    if domain is None or len(domain) > MAX_KEYS:
+        return []
+    return [Feature(f"(IF {var} = <<>> THEN AliasNone ELSE {apply_text(var, key)})",
+                    [v[key] if len(v) else NONE for v in column],  # type: ignore[index, arg-type]
+                    frozenset([var]), 1, model_values=frozenset({NONE.name}))
+            for key in sorted(domain, key=sort_key)]
+
+
+def _is_flag(value: Value) -> bool:
+    return value is TRUE or value is FALSE or value in (TRUE, FALSE)
+
+
+def _flagged(columns: dict[str, list[Value]]) -> list[Feature]:
+    """A value with a flag folded in: `IF b THEN AliasFlag ELSE v` for a BOOLEAN variable b
+    and another variable v, or pointwise, `[i \\in DOMAIN v |-> IF b[i] THEN AliasFlag ELSE
+    v[i]]`, for functions of one domain in every state (a reference that paints a faded
+    creature `Faded` where the output keeps its color and a flag `faded`); either polarity."""
+    found: list[Feature] = []
+    for b, flags in columns.items():
+        pointwise = all(isinstance(x, Fn) and len(x) and all(_is_flag(y) for y in x.values())
+                        for x in flags)
+        if not pointwise and not all(_is_flag(x) for x in flags):
+            continue
+        for v, column in columns.items():
+            if v == b or not _flaggable(column, flags, pointwise):
+                continue
+            for set_when in (TRUE, FALSE):
+                neg = "" if set_when == TRUE else "~"
+                if pointwise:
+                    text = (f"[AliasI \\in DOMAIN {v} |-> IF {neg}{b}[AliasI] THEN AliasFlag "
+                            f"ELSE {v}[AliasI]]")
+                    values: list[Value] = [
+                        Fn((i, FLAG if f[i] == set_when else x)  # type: ignore[index]
+                           for i, x in val.items)  # type: ignore[union-attr]
+                        for val, f in zip(column, flags, strict=True)]
+                else:
+                    text = f"(IF {neg}{b} THEN AliasFlag ELSE {v})"
+                    values = [FLAG if f == set_when else x
+                              for x, f in zip(column, flags, strict=True)]
+                found.append(Feature(text, values, frozenset([b, v]), 1,
+                                     model_values=frozenset({FLAG.name})))
+    return found
+
+
+def _flaggable(column: Sequence[Value], flags: Sequence[Value], pointwise: bool) -> bool:
+    """Whether `column` holds plain values (pointwise: functions of the flags' domain in each
+    state) that are not flags themselves."""
+    if pointwise:
+        return all(isinstance(x, Fn) and isinstance(f, Fn) and x.domain() == f.domain()
+                   and not any(isinstance(y, Fn | frozenset) or _is_flag(y) for y in x.values())
+                   for x, f in zip(column, flags, strict=True))
+    return not any(isinstance(x, Fn | frozenset) or _is_flag(x) for x in column)
 
 
 def _components(expr: str, column: Sequence[Value], uses: frozenset[str],
@@ -188,19 +269,21 @@ class Part:
 
     def rebuild_text(self, texts: list[str]) -> str:
         if self.kind == "fields":
-            if all(is_field_name(k) for k in self.keys):
-                return "[" + ", ".join(f"{k} |-> {t}" for k, t in
-                                       zip(self.keys, texts, strict=True)) + "]"
-            if self.keys == tuple(range(1, len(self.keys) + 1)):
-                return "<<" + ", ".join(texts) + ">>"
-            var = f"AliasW{self.level}"
-            domain = "{" + ", ".join(to_tla(k, 1) for k in self.keys) + "}"
-            cases = " [] ".join(f"{var} = {to_tla(k, 1)} -> {t}"
-                                for k, t in zip(self.keys, texts, strict=True))
-            return f"[{var} \\in {domain} |-> CASE {cases}]"
+            return _composite(self.keys, texts, f"AliasW{self.level}")
         var = f"AliasP{self.level}"
-        body = ", ".join(f"{k} |-> ({t})[{var}]" for k, t in zip(self.keys, texts, strict=True))
-        return f"[{var} \\in DOMAIN ({texts[0]}) |-> [{body}]]"
+        inner = _composite(self.keys, [f"({t})[{var}]" for t in texts], f"AliasW{self.level}")
+        return f"[{var} \\in DOMAIN ({texts[0]}) |-> {inner}]"
+
+
+def _composite(keys: tuple[Value, ...], texts: list[str], var: str) -> str:
+    """The value with these keys and these texts: a record, a tuple, or a function."""
+    if all(is_field_name(k) for k in keys):
+        return "[" + ", ".join(f"{k} |-> {t}" for k, t in zip(keys, texts, strict=True)) + "]"
+    if keys == tuple(range(1, len(keys) + 1)):
+        return "<<" + ", ".join(texts) + ">>"
+    domain = "{" + ", ".join(to_tla(k, 1) for k in keys) + "}"
+    cases = " [] ".join(f"{var} = {to_tla(k, 1)} -> {t}" for k, t in zip(keys, texts, strict=True))
+    return f"[{var} \\in {domain} |-> CASE {cases}]"
 
 
 def signature(values: frozenset[Value] | Sequence[Value]) -> str:

@@ -391,6 +391,7 @@ def _text(part: Part, chosen: dict[int, Choice], assigned: list[tuple[Part, Choi
         return part.rebuild_text([t for t in inner if t is not None])
     choice = chosen[id(part)]
     if choice.feature is not None:
+        texts.model_values |= choice.feature.model_values
         return texts.translated(choice.feature.expr, choice.feature.values(), choice.table)
     sources = [assigned[i] for i in choice.derived_from]
     if not sources:  # the part never changes

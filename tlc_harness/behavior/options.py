@@ -7,16 +7,18 @@ from pathlib import Path
 
 ENGINES = ("auto", "graphs", "wrappers")
 DEFAULT_LIMIT = 60          # mappings the wrapper engine tries
-DEFAULT_BUDGET = 50_000     # distinct states a state graph may have (Python reads ~5k a second)
+DEFAULT_BUDGET = 50_000     # distinct states the reference's graph may have (an output's: 4x)
 
 
 @dataclass(frozen=True)
 class BehaviorOptions:
     """`engine`: `graphs` (explore both state graphs, infer the mapping in memory, confirm
     with one TLC run), `wrappers` (search variable bijections, two TLC runs each) or `auto`
-    (graphs, and wrappers where a graph is over `budget` or the graph engine cannot model the
-    spec). `limit`: mappings the wrapper engine tries. `timeout`: TLC limit per run.
-    `cache`: folder of explored reference graphs (None: the user cache folder)."""
+    (graphs, and wrappers where a graph is over budget or the graph engine cannot model the
+    spec). `budget`: distinct states of the reference's graph; an output's may have 20 times
+    the reference's, at most 4 times `budget`. `limit`: mappings the wrapper engine tries.
+    `timeout`: TLC limit per run. `cache`: folder of explored reference graphs (None: the
+    user cache folder)."""
 
     engine: str = "auto"
     limit: int = DEFAULT_LIMIT

@@ -133,7 +133,7 @@ def _member_type(expr: str) -> str:
 
 _SET_USE = (r"\\in\s+{c}\b", r"\\subseteq\s+{c}\b", r"SUBSET\s+{c}\b",
             r"Cardinality\(\s*{c}\s*\)", r"\[\s*{c}\s*->", r"\b{c}\s*\\X\b",
-            r"\b{c}\s*\\(cup|cap|union)\b")
+            r"\b{c}\s*\\(cup|cap|union)\b", r"(?<!\|)->\s*{c}\s*\]", r"\\X\s*{c}\b")
 _INT_USE = (r"\.\.\s*{c}\b", r"\b{c}\s*\.\.", r"\b{c}\s*\\in\s*(?:Nat|Int)\b",
             r"\b{c}\s*\\in\s*-?\w+\s*\.\.", r"\b{c}\s*(?:[+*%]|-(?![->]))",
             r"(?:[+*%]|(?<!-)-)\s*{c}\b",

@@ -158,8 +158,9 @@ def _label_sub(ref_var: str, table: str, var: str, is_function: bool) -> str:
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-#: model values the grader makes up for an output's constant (`Procs = {AliasM1, AliasM2}`)
-GRADER_MODEL_VALUE = re.compile(r"AliasM\d+")
+#: model values the grader makes up: for an output's constant (`Procs = {AliasM1, AliasM2}`), for
+#: an empty optional tuple and for a flag folded into a value (see `features`)
+GRADER_MODEL_VALUE = re.compile(r"AliasM\d+|AliasNone|AliasFlag")
 
 
 #: What starts the next unit of a module at the beginning of a line (a body may start on the
@@ -453,6 +454,7 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, cfg_values: CfgValues
     used |= set(cand.model_values)  # named by the mapping's value translations
     made = {w for g, r in cand.constants.items() if r in values
             for w in _IDENT.findall(values[r]) if GRADER_MODEL_VALUE.fullmatch(w)}
+    made |= {w for w in cand.model_values if GRADER_MODEL_VALUE.fullmatch(w)}  # AliasNone
     model_values = sorted(((ref.cfg.model_values() & used) | made) - st.out_shape.definitions
                           - set(cand.constants))
     labels = st.label_map() if cand.labels else {}
@@ -469,7 +471,9 @@ def _forward(ref: Reference, st: _Staged, cand: Candidate, cfg_values: CfgValues
     ref_spec = (f"{REF_INSTANCE}!{ref.cfg.specification}" if ref.cfg.specification and not parts
                 else f"{REF_INSTANCE}!{init} /\\ [][{REF_INSTANCE}!{nxt}]_"
                 f"{_tuple(list(cand.variables.values()))}")
-    lines = [f"---- MODULE {FORWARD} ----", f"EXTENDS {st.out_main}"]
+    # `..` of a number range given to a constant (`AliasVal_Procs == 1..2`), for an output
+    # that does not extend Naturals
+    lines = [f"---- MODULE {FORWARD} ----", f"EXTENDS {st.out_main}", "LOCAL INSTANCE Naturals"]
     if model_values:
         lines.append("CONSTANTS " + ", ".join(model_values))
     if labels:
