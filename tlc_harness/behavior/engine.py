@@ -10,31 +10,23 @@ the spec (cfg values it cannot carry, an output with constants R has no values f
 
 from __future__ import annotations
 
-import itertools
 import re
 import time
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tlc_harness.behavior import wrappers
+from tlc_harness.behavior.constant_maps import ConstantPlan
 from tlc_harness.behavior.constant_values import (
-    GUESSED_NUMBERS,
     as_model_values,
-    cardinalities,
     carried_overrides,
-    distinct_bases,
-    literal_definitions,
-    literal_values,
-    operator_functions,
-    unused_constants,
 )
 from tlc_harness.behavior.cuts import FAILURES, cut_seed, failing_mapping, same_mapping
 from tlc_harness.behavior.graphs import Exploration, StateGraph, default_cache, explore
 from tlc_harness.behavior.inference import Inferred, infer, plain_failure
 from tlc_harness.behavior.options import BehaviorOptions
-from tlc_harness.behavior.search import Candidate, _assignments, value_type
+from tlc_harness.behavior.search import Candidate
 from tlc_harness.behavior.values import to_tla
 from tlc_harness.behavior.wrappers import BehaviorResult, Reference
 from tlc_harness.source.cfg import ModelConfig
@@ -45,13 +37,6 @@ from tlc_harness.tools.results import LIMIT_VERDICTS, TraceState, Verdict
 from tlc_harness.tools.runner import Harness
 from tlc_harness.tools.spec import SpecInputError, SpecSource
 
-MAX_CONSTANT_MAPS = 3     # constant maps explored before giving up
-MAX_BOOLEAN_CONSTANTS = 3  # BOOLEAN constants of the output whose values are all tried
-MAX_SWEPT_CONSTANTS = 2    # guessed numeric constants whose values are all tried
-MAX_SWEPT_VALUES = 6       # numbers tried for each
-MAX_VARIANTS = 16          # constant maps per base map, past which fewer numbers are tried
-#: the value of a constant the output declares and never uses
-UNUSED = '"unused"'
 OUTPUT_FACTOR = 20        # an output may have this many times the reference's states (at least
 OUTPUT_FLOOR = 5_000      # this many) before its graph counts as too large for this engine,
 OUTPUT_CAP = 4            # and at most this many times the budget (outputs often carry more
@@ -133,19 +118,11 @@ class _GraphGrade:
     runs: int = 0
     started: float = field(default_factory=time.monotonic)
     facts: dict[str, Any] = field(default_factory=dict)
-    #: values an output constant takes as the reference's own: a reference constant (constants
-    #: are paired as variables are), or a reference literal definition of the output
-    #: constant's own name; any other value (another definition, a cardinality) is a guess
-    ref_constants: set[str] = field(default_factory=set)
-    own_name_definitions: set[str] = field(default_factory=set)
-    #: values the reference fixes for an output constant of one type, 1:1 -> that type: counts
-    #: of its constants (`Cardinality(Procs)`, `1..N`) and PlusCal's set of processes `ProcSet`
-    typed_values: dict[str, str] = field(default_factory=dict)
-    out_types: Mapping[str, str] = field(default_factory=dict)
-    #: output constants used only as symbols, each a model value of its own name
-    symbols: set[str] = field(default_factory=set)
-    #: numeric output constants where the reference has a model value: each number is tried
-    standing: set[str] = field(default_factory=set)
+    #: the values of the output's constants (see `ConstantPlan`)
+    plan: ConstantPlan = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.plan = ConstantPlan(self.ref)
 
     def result(self, verdict: str, reason: str, **kw: Any) -> BehaviorResult:
         return BehaviorResult(verdict, kw.pop("mapping", None), reason,
@@ -187,7 +164,7 @@ class _GraphGrade:
                             *(n for n, _ in values.qualified),
                             *(n for n, _, _ in wrappers._value_overrides(ref, staged)
                               if _written(ref, n))})
-        groups = self.constant_maps(staged, values)
+        groups = self.plan.maps(staged, values)
         first: BehaviorResult | None = None if groups else self.no_constants(staged)
         for group in groups or []:
             graded = self.under_every_value(staged, values, group, ref_graph.graph)
@@ -200,7 +177,7 @@ class _GraphGrade:
                 return graded
             # a forward failure under every number tried is the output's, not the numbers'
             swept = set(graded.details.get("failed_under_every_value", ()))
-            guessed = [g for g in self.guessed(group[0]) if g not in swept]
+            guessed = [g for g in self.plan.guessed(group[0]) if g not in swept]
             if guessed and graded.verdict in FAILURES:
                 # a failure under values the reference does not fix may be the values' fault
                 graded = replace(graded, verdict="no_mapping", reason=(
@@ -227,105 +204,6 @@ class _GraphGrade:
                         cache=cache, definitions=definitions or ())
         self.runs += found.tlc_runs
         return found
-
-    def constant_maps(self, staged: wrappers._Staged, values: wrappers.CfgValues
-                      ) -> list[list[dict[str, str]]] | None:
-        """Output constant -> value maps, likeliest first, each with its variants over the
-        output's BOOLEAN constants (None: no map exists).
-
-        A value is named by a reference constant, a reference definition that is a literal
-        once the reference's own constants have their cfg values (`MaxVal == 3`,
-        `Node == 0 .. N-1` with `N = 3`), a count (`Cardinality(Procs)`), or a literal: every
-        BOOLEAN constant not named as a reference constant takes TRUE and FALSE in turn, a
-        constant the output never uses takes `UNUSED`, and a number the reference does not
-        give is guessed (see `guessed`)."""
-        out_consts, ref_consts = staged.out_shape.constants, staged.ref_shape.constants
-        if not out_consts:
-            return [[{}]]
-        out_types = self.out_types = staged.out_shape.types
-        usable = tuple(c for c in ref_consts if c in values.literals)
-        # an unused constant named as a reference constant keeps it (no other takes it)
-        unused = unused_constants(staged.out_files, out_consts) - set(usable)
-        # a BOOLEAN constant named as a reference constant means it: it keeps its value
-        booleans = tuple(c for c in out_consts if c not in unused and c not in usable
-                         and out_types.get(c) == "bool")[:MAX_BOOLEAN_CONSTANTS]
-        paired = tuple(c for c in out_consts if c not in unused and c not in booleans)
-        self.ref_constants = set(usable)
-        types = dict(staged.ref_shape.types)
-        maps = _assignments(paired, usable, out_types, types)
-        targets = usable
-        symbols: dict[str, str] = {}
-        if not maps:
-            fixed = literal_definitions(self.ref, set(ref_consts), values.literals)
-            # an output constant function named as a reference operator is that operator
-            fixed.update(operator_functions(self.ref, {**literal_values(values.literals,
-                                                                         usable), **fixed},
-                                            set(paired) - set(fixed)))
-            # a symbol the reference has no value for is a model value of its own name
-            symbols = {c: c for c in paired if c in staged.out_shape.symbols
-                       and c not in fixed and c not in values.literals}
-            self.symbols = set(symbols)
-            paired = tuple(c for c in paired if c not in symbols)
-            self.own_name_definitions = set(fixed) & set(paired)
-            counts = cardinalities(values.literals, usable)
-            self.typed_values = {n: value_type(body) for n, body in counts.items()}
-            if "ProcSet" in fixed and self.ref_is_pluscal():  # the reference's processes
-                self.typed_values["ProcSet"] = "set"
-            fixed.update(counts)
-            values.literals.update(fixed)
-            types.update({name: value_type(body) for name, body in fixed.items()})
-            targets = usable + tuple(fixed)
-            maps = _assignments(paired, targets, out_types, types)
-        if not maps and any(out_types.get(c) == "int" for c in paired):
-            values.literals.update({n: n for n in GUESSED_NUMBERS})
-            types.update({n: "int" for n in GUESSED_NUMBERS})
-            maps = _assignments(paired, targets + GUESSED_NUMBERS, out_types, types)
-        if not maps:
-            return None
-        values.literals.update({"TRUE": "TRUE", "FALSE": "FALSE", UNUSED: UNUSED, **symbols})
-        free = {c: UNUSED for c in unused}
-        groups: list[list[dict[str, str]]] = []
-        model_values = self.ref.cfg.model_values()
-        for base in distinct_bases(maps):
-            # a number where the reference has a model value (the counter among numbered
-            # prisoners) stands for it through the value translation: any number may
-            standing = {g for g, r in base.items() if out_types.get(g) == "int"
-                        and values.literals[r].strip() in model_values}
-            self.standing |= standing
-            swept = [g for g, r in base.items() if r in GUESSED_NUMBERS or g in standing]
-            swept = swept[:MAX_SWEPT_CONSTANTS]
-            numbers = self.swept_numbers(values) if swept else ()
-            if 2 ** len(booleans) * len(numbers) ** len(swept) > MAX_VARIANTS:
-                # every boolean value stays; fewer numbers (each still tried for all of them)
-                swept = swept[:1]
-                numbers = numbers[:max(2, MAX_VARIANTS // 2 ** len(booleans))]
-            values.literals.update({n: n for n in numbers})
-            choices = [*[("TRUE", "FALSE")] * len(booleans), *[numbers] * len(swept)]
-            group = [{**base, **free, **symbols, **dict(zip((*booleans, *swept), choice,
-                                                            strict=True))}
-                     for choice in itertools.product(*choices)]
-            groups.append(group)
-            if len(groups) == MAX_CONSTANT_MAPS:
-                break
-        return groups
-
-    def swept_numbers(self, values: wrappers.CfgValues) -> tuple[str, ...]:
-        """The numbers a constant the reference has no value for takes in turn: 0 to 3 and the
-        reference's own small numbers (its cfg's, and the literals of its modules), at most
-        `MAX_SWEPT_VALUES`, smallest first."""
-        found = {0, 1, 2, 3}
-        for value in values.literals.values():
-            if re.fullmatch(r"\s*\d+\s*", value) and int(value) <= 20:
-                found.add(int(value))
-        for text in self.ref.files.values():
-            code = re.sub(r'\(\*.*?\*\)|\\\*[^\n]*|"[^"\n]*"', " ", text, flags=re.S)
-            found.update(int(n) for n in re.findall(r"(?<![\w.])\d(?![\w.])", code))
-        small = sorted(found)[:MAX_SWEPT_VALUES]
-        return tuple(str(n) for n in small)
-
-    def ref_is_pluscal(self) -> bool:
-        return any(analyze_module(text).has_pluscal for name, text in self.ref.files.items()
-                   if name.endswith(".tla"))
 
     def under_every_value(self, staged: wrappers._Staged, values: wrappers.CfgValues,
                           group: list[dict[str, str]], ref_graph: StateGraph
@@ -356,7 +234,7 @@ class _GraphGrade:
                            f"({tried}: {len(failed)} tried, {len(rejected)} rejected by the "
                            f"output's ASSUME): {shown.reason}",
                            details={**shown.details, "failed_under_every_value": [
-                               g for g in varying if forward or g in self.standing
+                               g for g in varying if forward or g in self.plan.standing
                                or group[0][g] in ("TRUE", "FALSE")]}, **self.totals())
         best = max(results, key=_progress)
         if best.verdict in FAILURES:  # another value gave no mapping: nothing is decided
@@ -368,23 +246,6 @@ class _GraphGrade:
     def totals(self) -> dict[str, Any]:
         """The grade's TLC runs and seconds so far (a grade over several values sums them)."""
         return {"tlc_runs": self.runs, "seconds": time.monotonic() - self.started}
-
-    def guessed(self, const_map: Mapping[str, str]) -> list[str]:
-        """The output constants of `const_map` whose values the reference does not fix: a
-        value that is neither a reference constant's, a count of one (`Cardinality(Procs)`
-        for a constant used as a number, `1..N` for one used as a set), the processes of a
-        PlusCal reference (`ProcSet`, for a constant used as a set), nor the reference's
-        definition of the constant's own name, or one given to other output constants too (a
-        constant keeps its value only where the names agree). TRUE and FALSE are not guesses
-        (each is tried), nor the value of a constant the output never uses, nor the model
-        value a symbol takes (`symbol_constants`: any other would do as well)."""
-        shared = Counter(const_map.values())
-        return sorted(g for g, r in const_map.items()
-                      if r not in ("TRUE", "FALSE", UNUSED) and g not in self.symbols
-                      and not (r == g and r in self.own_name_definitions)
-                      and not (r in self.typed_values and shared[r] == 1
-                               and self.out_types.get(g) == self.typed_values[r])
-                      and (r not in self.ref_constants or (shared[r] > 1 and r != g)))
 
     def no_constants(self, staged: wrappers._Staged) -> BehaviorResult:
         return self.result("no_mapping", "the output declares more constants ("
@@ -464,7 +325,7 @@ class _GraphGrade:
                    f"the output's own run fails under the reference's constants "
                    f"({found.verdict}: {found.detail[:200]})")
             chosen = sorted(g for g, r in const_map.items()
-                            if self.typed_values.get(r) == "set")
+                            if self.plan.typed_values.get(r) == "set")
             if found.verdict == Verdict.EVAL_ERROR.value and chosen:
                 # TLC compares an integer with a string only by stopping: a set of processes
                 # written as numbers may break an output that works with any other elements,
@@ -523,7 +384,7 @@ class _GraphGrade:
         mapping = cand.to_json()
         self.facts["hidden"] = list(inferred.hidden)
         ref_constants = frozenset(staged.ref_shape.constants)
-        self.facts["mapping_tla"] = _substitutions(cand, ref_constants, frozenset(self.symbols))
+        self.facts["mapping_tla"] = _substitutions(cand, ref_constants, frozenset(self.plan.symbols))
         src, wcfg = wrappers._forward(self.ref, staged, cand, values)
         check = self.harness.check(src, wcfg, tlc_args=self.ref.tlc_args,
                                    timeout=self.options.timeout, compat=True)
