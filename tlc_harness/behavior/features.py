@@ -123,7 +123,7 @@ def _options(var: str, column: Sequence[Value]) -> list[Feature]:
 
 
 def _is_flag(value: Value) -> bool:
-    return value is TRUE or value is FALSE or value in (TRUE, FALSE)
+    return value in (TRUE, FALSE)  # TLA+ booleans (never the numbers 0 and 1)
 
 
 def _flagged(columns: dict[str, list[Value]]) -> list[Feature]:
