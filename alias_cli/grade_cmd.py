@@ -126,6 +126,8 @@ def render(task_id: str, condition: str, grades: CaseGrades) -> str:
         fallback = f"; wrappers decided: {details['fallback']}" if details.get("fallback") else ""
         lines.append(f"  engine: {details['engine']}, {details.get('tlc_runs', 0)} TLC run(s)"
                      f"{sizes}{fallback}")
+    if details.get("reference_model"):
+        lines.append(f"  reference model: {details['reference_model']}")
     if mapping and grades.behavior.passed:
         pairs = {**mapping["variables"], **{r: g for g, r in mapping["constants"].items()}}
         lines.append("  mapping: " + ", ".join(f"{r} -> {g}" for r, g in pairs.items()))

@@ -5,8 +5,12 @@ initial predicate is also an invariant is graded as usual; a constant model is n
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
+from alias_cli.main import main
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.options import ENGINES, BehaviorOptions
 from tlc_harness.behavior.wrappers import Reference
@@ -108,3 +112,20 @@ def test_a_reference_drawing_values_at_random_is_not_covered(harness: Harness,
     result = grade_behavior(harness, ref, {"Walk.tla": plain}, "Walk",
                             BehaviorOptions(engine=engine))
     assert result.verdict == "ok", result.reason
+
+
+def test_grade_says_which_model_it_graded_against(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    task = tmp_path / "tick"
+    task.mkdir()
+    (task / "Tick.tla").write_text(TICK)
+    (task / "MCTick.cfg").write_text("SPECIFICATION ISpec\nINVARIANT Inv\n")
+    output = tmp_path / "out.tla"
+    output.write_text(TICK)
+    code = main(["grade", str(output), "--task", str(task), "--module", "Tick.tla",
+                 "--cfg", "MCTick.cfg"])
+    shown = capsys.readouterr().out
+    assert code == 0, shown
+    assert re.search(r"^behavior\s+ok", shown, re.M), shown
+    assert "reference model: the reference's model checks that its invariant Inv is " \
+           "inductive" in shown
