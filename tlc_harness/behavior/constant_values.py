@@ -148,17 +148,12 @@ def operator_functions(ref: Reference, literals: Mapping[str, str],
             name, params = hit.group(1), [p.strip() for p in hit.group(2).split(",")]
             if name not in names or name in found or not all(params):
                 continue
-            body = _body_after(text, hit.end())
-            value = _as_function(body, params, literals, allowed) if body else None
+            body = wrappers.body_from(text, hit.end())
+            value = (_as_function(body, params, literals, allowed)
+                     if body and "LET" not in body.split() else None)
             if value:
                 found[name] = value
     return found
-
-
-def _body_after(text: str, start: int) -> str | None:
-    rest = re.match(rf"(.*?)(?=^{wrappers._NEXT_UNIT}|\Z)", text[start:], re.M | re.S)
-    body = re.sub(r"\\\*[^\n]*", "", rest.group(1)).strip() if rest else ""
-    return " ".join(body.split()) if body and "LET" not in body.split() else None
 
 
 def _as_function(body: str, params: list[str], literals: Mapping[str, str],

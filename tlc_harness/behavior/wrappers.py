@@ -169,13 +169,23 @@ _NEXT_UNIT = (r"(?:[A-Za-z_]\w*\s*(?:\(|==)|-{4}|={4}|\(\*|\\\*|ASSUMES?\b|VARIA
               r"CONSTANTS?\b|THEOREM\b|LOCAL\b|INSTANCE\b|RECURSIVE\b)")
 
 
+_BODY = re.compile(rf"(.*?)(?=^{_NEXT_UNIT}|\Z)", re.M | re.S)
+
+
+def body_from(text: str, start: int) -> str:
+    """A definition's right-hand side that starts at `start` of `text` (just after its
+    `==`), up to the next unit of the module, on one line, without end-of-line comments."""
+    hit = _BODY.match(text, start)
+    body = re.sub(r"\\\*[^\n]*", "", hit.group(1) if hit else "").strip()
+    return " ".join(body.split())
+
+
 def _definition_body(files: Mapping[str, str], name: str) -> str | None:
     """The right-hand side of a zero-argument top-level definition `name == e`."""
     for text in files.values():
-        hit = re.search(rf"^{re.escape(name)}\s*==\s*(.*?)(?=^{_NEXT_UNIT}|\Z)", text, re.M | re.S)
+        hit = re.search(rf"^{re.escape(name)}\s*==\s*", text, re.M)
         if hit:
-            body = re.sub(r"\\\*[^\n]*", "", hit.group(1)).strip()
-            return " ".join(body.split())
+            return body_from(text, hit.end())
     return None
 
 
