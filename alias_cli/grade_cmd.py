@@ -13,7 +13,7 @@ from alias_fixtures.tasks.variants import VariantError, build_variant
 from reports.schema import CONDITIONS
 from tlc_harness.behavior.options import DEFAULT_BUDGET, DEFAULT_LIMIT, ENGINES, BehaviorOptions
 from tlc_harness.behavior.search import Candidate
-from tlc_harness.behavior.wrappers import wrappers
+from tlc_harness.behavior.wrapper_modules import wrapper_texts
 from tlc_harness.source.cfg import CfgError, format_cfg
 
 
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         cand = Candidate(mapping["variables"], mapping["constants"],
                          tuple(mapping.get("definitions", ())), labels=not mapping.get("inferred"),
                          model_values=tuple(mapping.get("model_values", ())))
-        explain = wrappers(reference_of(variant), spec_files, grades.module_name, cand)
+        explain = wrapper_texts(reference_of(variant), spec_files, grades.module_name, cand)
     if args.json:
         data = {"task": task.id, "condition": args.condition, "module": grades.module_name,
                 **grades.to_json(), "notes": list(grades.notes)}
@@ -126,6 +126,8 @@ def render(task_id: str, condition: str, grades: CaseGrades) -> str:
         fallback = f"; wrappers decided: {details['fallback']}" if details.get("fallback") else ""
         lines.append(f"  engine: {details['engine']}, {details.get('tlc_runs', 0)} TLC run(s)"
                      f"{sizes}{fallback}")
+    if details.get("reason_code"):
+        lines.append(f"  reason code: {details['reason_code']}")
     if details.get("reference_model"):
         lines.append(f"  reference model: {details['reference_model']}")
     if mapping and grades.behavior.passed:

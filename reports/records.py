@@ -30,6 +30,7 @@ import pandas as pd
 
 from reports.schema import CONDITIONS, GRADES, PROBE_KINDS
 from reports.schema import RECORD_SCHEMA_VERSION as SCHEMA_VERSION
+from tlc_harness.behavior.verdicts import BehaviorVerdict
 
 CASE_KEY = ("model", "task", "condition", "sample")
 _DTYPES: dict[str, str] = {
@@ -158,7 +159,7 @@ def _append_case(rows: dict[str, list[Any]], record: Any, where: str,
         flag = behavior.get("covered")
         if flag is not None and not isinstance(flag, bool):
             raise StatsError(f"{where}: 'grades.behavior.covered' must be true or false")
-        covered = flag if flag is not None else behavior.get("verdict") != "not_covered"
+        covered = flag if flag is not None else behavior.get("verdict") != BehaviorVerdict.NOT_COVERED
     if covered is False and row["behavior_pass"]:
         raise StatsError(f"{where}: behavior passed on a task the grade does not cover")
     row["behavior_covered"] = covered

@@ -36,6 +36,7 @@ class GradeRecord(TypedDict, total=False):
     seconds: float
     reason: str | None
     covered: bool | None
+    reason_code: str | None  # behavior: why a verdict is not `ok` (`BehaviorVerdict`, `Reason`)
 
 
 class CaseRecord(TypedDict, total=False):

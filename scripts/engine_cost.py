@@ -56,7 +56,8 @@ from alias_fixtures.tasks.variants import Variant, make_variant
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.graphs import explore
 from tlc_harness.behavior.options import ENGINES, BehaviorOptions
-from tlc_harness.behavior.wrappers import BehaviorResult, Reference
+from tlc_harness.behavior.staging import Reference
+from tlc_harness.behavior.verdicts import DECIDED, FAILURES, BehaviorResult
 from tlc_harness.tools.runner import Harness
 from tlc_harness.tools.spec import SpecSource
 
@@ -64,8 +65,7 @@ HERE = Path(__file__).resolve().parent
 DEMO = HERE.parent / "alias_fixtures" / "demo_outputs" / "outputs.jsonl"
 SEED, TRIES, KEEP = 0, 6, 2   # as the brief of this measurement fixes them
 DEMO_RUN_SEED = "0"           # the random condition's run seed of the demo outputs
-DECIDED = ("ok", "forward_fail", "reverse_fail")
-FAILS = ("forward_fail", "reverse_fail")
+FAILS = FAILURES
 GROUPS = ("self", "renamed", "mutant", "demo-pass", "demo-fail", "demo-other")
 FAILING = ("mutant", "demo-fail")
 

@@ -46,13 +46,12 @@ from alias_fixtures.tasks.loaders import load_examples, shared_corpus
 from alias_fixtures.tasks.task import Task
 from alias_fixtures.tasks.variants import Variant, build_variant
 from tlc_harness.behavior.options import ENGINES, BehaviorOptions
-from tlc_harness.behavior.wrappers import BehaviorResult
+from tlc_harness.behavior.verdicts import DECIDED, FAILURES, BehaviorResult, BehaviorVerdict
 from tlc_harness.tools.runner import Harness
 
 HERE = Path(__file__).resolve().parent
-DECIDED = ("ok", "forward_fail", "reverse_fail")
-FAILING = ("forward_fail", "reverse_fail")
-BEHAVIOR_COLUMNS = (*DECIDED, "no_mapping", "undecided", "not_covered", "error")
+FAILING = FAILURES
+BEHAVIOR_COLUMNS = (*(v.value for v in BehaviorVerdict), "error")
 REASON_CHARS = 300
 SHOWN_CHARS = 1500  # of a mapping in the Markdown report (the JSON has all of it)
 ORDER = ("wrappers", "graphs", "auto")   # engines in the report

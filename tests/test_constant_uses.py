@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tlc_harness.behavior.search import _assignments, infer_types, symbol_constants
+from tlc_harness.behavior.search import assignments, infer_types, symbol_constants
 
 HEAD = "---- MODULE M ----\nEXTENDS Naturals\nCONSTANTS Yes, No, N\nVARIABLE v\n"
 
@@ -71,7 +71,7 @@ def test_a_model_value_is_an_atom_that_no_set_takes() -> None:
                       {"none": "none", "Replicas": "{r1, r2}"})
     assert ref == {"none": "atom", "Replicas": "set"}
     out = {"Proposers": "set", "Counter": "int"}
-    assert _assignments(("Proposers",), ("none", "Replicas"), out, ref) == [
+    assert assignments(("Proposers",), ("none", "Replicas"), out, ref) == [
         {"Proposers": "Replicas"}]
     # a number may still stand for a model value (numbered prisoners for `p1`)
-    assert {"Counter": "none"} in _assignments(("Counter",), ("none", "Replicas"), out, ref)
+    assert {"Counter": "none"} in assignments(("Counter",), ("none", "Replicas"), out, ref)

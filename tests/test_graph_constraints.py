@@ -16,8 +16,9 @@ from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.inference import plain_failure
 from tlc_harness.behavior.options import BehaviorOptions
+from tlc_harness.behavior.staging import Reference
 from tlc_harness.behavior.values import Value
-from tlc_harness.behavior.wrappers import BehaviorResult, Reference
+from tlc_harness.behavior.verdicts import BehaviorResult
 from tlc_harness.source.cfg import parse_cfg
 from tlc_harness.tools.runner import Harness
 

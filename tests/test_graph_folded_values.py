@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import pytest
 
-from tlc_harness.behavior.constant_values import operator_functions
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.features import FLAG, NONE, Part, output_features
+from tlc_harness.behavior.graph_engine.constant_values import operator_functions
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.search import infer_types
+from tlc_harness.behavior.staging import Reference
 from tlc_harness.behavior.values import FALSE, TRUE, Fn, Value
-from tlc_harness.behavior.wrappers import Reference
 from tlc_harness.source.cfg import parse_cfg
 from tlc_harness.tools.runner import Harness
 

@@ -54,3 +54,37 @@ def test_every_subpackage_is_in_a_layer() -> None:
         for sub in sorted((CHECKOUT / package).iterdir()):
             if (sub / "__init__.py").is_file():
                 assert f'"{sub.name}' in text or f"| {sub.name}" in text, f"{package}.{sub.name}"
+
+
+def _private_imports(path: Path) -> list[str]:
+    """`from pkg.mod import _name` and `mod._name` uses of a project module in one file."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules: set[str] = set()  # names bound to project modules in this file
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and \
+                node.module.split(".")[0] in PACKAGES:
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"{path.name}:{node.lineno} from {node.module} import "
+                                 f"{alias.name}")
+                modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            modules.update(a.asname or a.name for a in node.names
+                           if a.name.split(".")[0] in PACKAGES)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                node.value.id in modules and node.attr.startswith("_") and \
+                not node.attr.startswith("__"):
+            found.append(f"{path.name}:{node.lineno} {node.value.id}.{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("package", ["tlc_harness", "reports", "alias_cli"])
+def test_no_module_reaches_into_another_modules_private_names(package: str) -> None:
+    """What modules share is public: a private name (`_x`) stays in its own module."""
+    found = [hit for path in sorted((CHECKOUT / package).rglob("*.py"))
+             for hit in _private_imports(path)]
+    assert not found, "\n".join(found)

@@ -13,7 +13,7 @@ from alias_fixtures.tasks.task import builtin_tasks
 from alias_fixtures.tasks.variants import make_variant
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.options import ENGINES, BehaviorOptions
-from tlc_harness.behavior.wrappers import outside_values
+from tlc_harness.behavior.staging import outside_values
 from tlc_harness.tools.runner import Harness
 
 TASK = next(t for t in builtin_tasks() if t.id == "kv_store")

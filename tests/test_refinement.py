@@ -16,7 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tlc_harness.behavior.search import SpecShape, candidate_mappings, infer_types, ranked_pairs
-from tlc_harness.behavior.wrappers import Reference, _definition_body, behavior_grade
+from tlc_harness.behavior.staging import Reference, definition_body
+from tlc_harness.behavior.wrapper_engine import behavior_grade
 from tlc_harness.source.cfg import parse_cfg
 from tlc_harness.source.rename import rename_module_names, rename_modules
 from tlc_harness.tools.runner import Harness
@@ -123,9 +124,9 @@ def test_constant_type_from_its_uses(text: str, kind: str) -> None:
 def test_definition_body_may_start_on_the_next_line() -> None:
     toolbox = ('---- MODULE MC ----\nEXTENDS Base\n\\* CONSTANT definitions\n'
                'const_1 == \n{"r1","r2"}\n----\nconst_2 ==\n  {4,5}\n\\* note\nX == 1\n====\n')
-    assert _definition_body({"MC.tla": toolbox}, "const_1") == '{"r1","r2"}'
-    assert _definition_body({"MC.tla": toolbox}, "const_2") == "{4,5}"
-    assert _definition_body({"MC.tla": toolbox}, "X") == "1"
+    assert definition_body({"MC.tla": toolbox}, "const_1") == '{"r1","r2"}'
+    assert definition_body({"MC.tla": toolbox}, "const_2") == "{4,5}"
+    assert definition_body({"MC.tla": toolbox}, "X") == "1"
 
 
 def test_answer_whose_specification_has_no_initial_state_rejected(harness: Harness) -> None:

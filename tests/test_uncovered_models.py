@@ -13,7 +13,7 @@ import pytest
 from alias_cli.main import main
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.options import ENGINES, BehaviorOptions
-from tlc_harness.behavior.wrappers import Reference
+from tlc_harness.behavior.staging import Reference
 from tlc_harness.source.cfg import parse_cfg
 from tlc_harness.tools.runner import Harness
 

@@ -10,7 +10,7 @@ import pytest
 from tlc_harness.behavior import engine as engine_module
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.options import ENGINES, BehaviorOptions
-from tlc_harness.behavior.wrappers import Reference
+from tlc_harness.behavior.staging import Reference
 from tlc_harness.source.cfg import parse_cfg
 from tlc_harness.source.identifiers import analyze_module
 from tlc_harness.source.rename import rename_module_names

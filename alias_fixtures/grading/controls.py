@@ -17,7 +17,7 @@ from alias_fixtures.tasks.variants import PROMPT_NAMES, build_variant, check_ori
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.mutants import Mutant, behaves_differently, mutants
 from tlc_harness.behavior.options import BehaviorOptions
-from tlc_harness.behavior.wrappers import Reference
+from tlc_harness.behavior.staging import Reference
 from tlc_harness.source.rename import random_rename_map, rename_modules, renameable_names
 from tlc_harness.tools.runner import Harness
 

@@ -24,7 +24,8 @@ from alias_fixtures.tasks.variants import Variant
 from reports.schema import GRADES
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.options import BehaviorOptions
-from tlc_harness.behavior.wrappers import BehaviorResult, Reference
+from tlc_harness.behavior.staging import Reference
+from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason
 from tlc_harness.source.identifiers import analyze_module
 from tlc_harness.tools.results import Verdict
 from tlc_harness.tools.runner import Harness
@@ -182,11 +183,12 @@ def _behavior_grade(harness: Harness, variant: Variant, spec: SpecSource,
     if coverage is not None:
         own = coverage.check(variant)
         if not own.passed:
-            return Grade("not_covered", False, time.monotonic() - start,
+            return Grade(BehaviorVerdict.NOT_COVERED, False, time.monotonic() - start,
                          f"the reference fails its own behavior check ({own.verdict}: "
-                         f"{own.reason})", {"covered": False})
+                         f"{own.reason})", {"covered": False,
+                                            "reason_code": Reason.REFERENCE_SELF_CHECK.value})
     result = grade_behavior(harness, reference_of(variant), dict(spec.files), spec.main, options)
     data = result.to_json()
     data.pop("verdict"), data.pop("passed"), data.pop("reason"), data.pop("seconds")
-    data["covered"] = result.verdict != "not_covered"
+    data["covered"] = result.verdict is not BehaviorVerdict.NOT_COVERED
     return Grade(result.verdict, result.passed, result.seconds, result.reason, data)

@@ -295,7 +295,7 @@ def _fits(a: str, b: str) -> bool:
     return a == "any" or b == "any" or a == b
 
 
-def _assignments(sources: tuple[str, ...], targets: tuple[str, ...],
+def assignments(sources: tuple[str, ...], targets: tuple[str, ...],
                  src_types: Mapping[str, str], tgt_types: Mapping[str, str]
                  ) -> list[dict[str, str]]:
     """Injective, type-compatible maps sources -> targets; identical names first, then the
@@ -319,9 +319,9 @@ def candidate_mappings(ref: SpecShape, out: SpecShape, *, limit: int = DEFAULT_L
     """Up to `limit` candidates, most plausible first; none when the shapes cannot match."""
     if len(ref.variables) != len(out.variables):
         return
-    var_maps = _assignments(ref.variables, out.variables, ref.types, out.types)
+    var_maps = assignments(ref.variables, out.variables, ref.types, out.types)
     # output constants -> reference constants (the output may hard-code some of R's constants)
-    const_maps = _assignments(out.constants, ref.constants, out.types, ref.types)
+    const_maps = assignments(out.constants, ref.constants, out.types, ref.types)
     if not var_maps or (out.constants and not const_maps):
         return
     const_maps = const_maps or [{}]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tlc_harness.tools.process import _die_with_parent, kill_group
+from tlc_harness.tools.process import die_with_parent, kill_group
 
 STARTUP_TIMEOUT = 120.0
 _LIVE: weakref.WeakSet[JvmWorker] = weakref.WeakSet()
@@ -58,7 +58,7 @@ class JvmWorker:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tlc_harness.tools.jvm_worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=env,
-            start_new_session=True, preexec_fn=_die_with_parent,
+            start_new_session=True, preexec_fn=die_with_parent,
             cwd=self.log_dir,
         )
         log.close()

@@ -30,7 +30,7 @@ class ProcessResult:
     error: str | None = None
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+def die_with_parent() -> None:  # pragma: no cover - runs in the child
     """Ask Linux to SIGKILL this child when the Python parent dies."""
     if sys.platform.startswith("linux"):
         with contextlib.suppress(Exception):
@@ -82,7 +82,7 @@ def run_process(
             proc = subprocess.Popen(
                 list(argv), cwd=cwd, env=dict(env) if env is not None else None,
                 stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                start_new_session=True, preexec_fn=_die_with_parent,
+                start_new_session=True, preexec_fn=die_with_parent,
             )
         except OSError as exc:
             return ProcessResult(tuple(argv), None, "", 0.0, False, False, f"cannot start: {exc}")

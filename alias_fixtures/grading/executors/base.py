@@ -13,7 +13,7 @@ from reports.schema import GRADES
 from tlc_harness.behavior.options import BehaviorOptions
 
 if TYPE_CHECKING:
-    from tlc_harness.behavior.wrappers import BehaviorResult
+    from tlc_harness.behavior.verdicts import BehaviorResult
 
 EXECUTORS = ("local", "ray")
 DEFAULT_RETRIES = 2

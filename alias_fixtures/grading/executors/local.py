@@ -28,7 +28,7 @@ from alias_fixtures.grading.executors.base import (
 from alias_fixtures.grading.grade import ReferenceCoverage, grade_output
 from alias_fixtures.tasks.variants import Variant
 from tlc_harness.behavior.options import BehaviorOptions
-from tlc_harness.behavior.wrappers import BehaviorResult
+from tlc_harness.behavior.verdicts import BehaviorResult
 from tlc_harness.tools.runner import Harness
 
 

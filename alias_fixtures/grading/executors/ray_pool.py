@@ -31,7 +31,7 @@ from alias_fixtures.grading.executors.base import (
 )
 from alias_fixtures.tasks.variants import Variant
 from tlc_harness.behavior.options import BehaviorOptions
-from tlc_harness.behavior.wrappers import BehaviorResult
+from tlc_harness.behavior.verdicts import BehaviorResult
 
 LOCAL_RAY_ENV = {
     # a private single-node Ray listens and talks on loopback only

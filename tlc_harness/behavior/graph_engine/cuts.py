@@ -5,12 +5,10 @@ holds for the mapping the graph was cut under."""
 
 from __future__ import annotations
 
-from tlc_harness.behavior import wrappers
 from tlc_harness.behavior.inference import Inferred
-from tlc_harness.behavior.search import Candidate, _assignments
-
-#: the verdicts that say the output fails
-FAILURES = ("forward_fail", "reverse_fail")
+from tlc_harness.behavior.search import Candidate, assignments
+from tlc_harness.behavior.staging import Staged
+from tlc_harness.behavior.verdicts import FAILURES
 
 
 def failing_mapping(inferred: Inferred, const_map: dict[str, str]) -> Candidate | None:
@@ -28,10 +26,10 @@ def same_mapping(a: Candidate, b: Candidate) -> bool:
             and a.model_values == b.model_values)
 
 
-def cut_seed(staged: wrappers._Staged, const_map: dict[str, str]) -> Candidate | None:
+def cut_seed(staged: Staged, const_map: dict[str, str]) -> Candidate | None:
     """The mapping that carries a reference's CONSTRAINT to the output's run: its variables
     onto the output's, same names first, then the same declaration places (None: no
     type-compatible map; the output has fewer variables)."""
     ref, out = staged.ref_shape, staged.out_shape
-    maps = _assignments(ref.variables, out.variables, ref.types, out.types)
+    maps = assignments(ref.variables, out.variables, ref.types, out.types)
     return Candidate(maps[0], const_map, labels=False) if maps else None

@@ -6,10 +6,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
-from tlc_harness.behavior import wrappers
 from tlc_harness.behavior.search import value_type as search_value_type
-from tlc_harness.behavior.wrappers import Reference
+from tlc_harness.behavior.staging import (
+    CfgValues,
+    Reference,
+    Staged,
+    body_from,
+    definition_body,
+    out_name,
+)
 from tlc_harness.source.identifiers import analyze_task
 from tlc_harness.source.stdlib import TLA_KEYWORDS, standard_names
 
@@ -25,11 +32,13 @@ def unused_constants(files: Mapping[str, str], constants: tuple[str, ...]) -> se
     return {c for c in constants if c not in used}
 
 
-def as_model_values(const_map: dict[str, str], chosen: list[str],
-                     values: wrappers.CfgValues) -> dict[str, str] | None:
+def as_model_values(const_map: dict[str, str], chosen: list[str], values: CfgValues
+                    ) -> tuple[dict[str, str], CfgValues] | None:
     """`const_map` with each constant of `chosen` (a set of numbers: `1..N`, `ProcSet`) given
-    as many model values instead (`AliasM1`, ...); None when a set's size is unknown."""
+    as many model values instead (`AliasM1`, ...), and the values with those sets added; None
+    when a set's size is unknown."""
     retry = dict(const_map)
+    literals = dict(values.literals)
     made = 0
     for g in chosen:
         text = values.literals[const_map[g]].strip()
@@ -38,10 +47,10 @@ def as_model_values(const_map: dict[str, str], chosen: list[str],
             return None
         size = int(bounds.group(2)) - int(bounds.group(1)) + 1
         key = "{" + ", ".join(f"AliasM{made + i + 1}" for i in range(size)) + "}"
-        values.literals[key] = key
+        literals[key] = key
         made += size
         retry[g] = key
-    return retry
+    return retry, replace(values, literals=literals)
 
 
 def distinct_bases(maps: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -98,7 +107,7 @@ def literal_definitions(ref: Reference, constants: set[str],
             name = hit.group(1)
             if name in constants or name in found:
                 continue
-            body = wrappers._definition_body(ref.files, name)
+            body = definition_body(ref.files, name)
             if body and given:
                 body = re.sub(r'"[^"\n]*"|\b[A-Za-z_]\w*\b',  # strings stay as they are
                               lambda m: f"({given[m.group(0)]})" if m.group(0) in given
@@ -108,8 +117,7 @@ def literal_definitions(ref: Reference, constants: set[str],
     return found
 
 
-def carried_overrides(ref: Reference, staged: wrappers._Staged,
-                      values: wrappers.CfgValues) -> dict[str, str]:
+def carried_overrides(ref: Reference, staged: Staged, values: CfgValues) -> dict[str, str]:
     """R's cfg overrides of an operator by a definition whose value is a literal under R's
     constants (`Nat <- NatOverride` with `NatOverride == 0 .. MaxNat`, `MaxNat = 2`), as the
     output's run carries them: the output's name of the operator (a standard one keeps its
@@ -119,9 +127,9 @@ def carried_overrides(ref: Reference, staged: wrappers._Staged,
     literals = literal_definitions(ref, constants, values.literals)
     carried = {}
     for name, (target, arity) in values.via_ref.items():
-        out_name = wrappers._out_name(ref, staged, name)
-        if name not in constants and arity == 0 and target in literals and out_name:
-            carried[out_name] = literals[target]
+        out = out_name(ref, staged, name)
+        if name not in constants and arity == 0 and target in literals and out:
+            carried[out] = literals[target]
     return carried
 
 
@@ -148,7 +156,7 @@ def operator_functions(ref: Reference, literals: Mapping[str, str],
             name, params = hit.group(1), [p.strip() for p in hit.group(2).split(",")]
             if name not in names or name in found or not all(params):
                 continue
-            body = wrappers.body_from(text, hit.end())
+            body = body_from(text, hit.end())
             value = (_as_function(body, params, literals, allowed)
                      if body and "LET" not in body.split() else None)
             if value:

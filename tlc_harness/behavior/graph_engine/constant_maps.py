@@ -1,0 +1,179 @@
+"""The values an output's constants take in the graph engine, likeliest first, and which of
+them are the grader's guesses (a failure under a guess may be the guess's fault, not the
+output's)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from functools import partial
+
+from tlc_harness.behavior.graph_engine.constant_values import (
+    GUESSED_NUMBERS,
+    cardinalities,
+    distinct_bases,
+    literal_definitions,
+    literal_values,
+    operator_functions,
+    unused_constants,
+)
+from tlc_harness.behavior.search import assignments, value_type
+from tlc_harness.behavior.staging import CfgValues, Reference, Staged
+from tlc_harness.source.identifiers import analyze_module
+
+MAX_CONSTANT_MAPS = 3     # constant maps explored before giving up
+MAX_BOOLEAN_CONSTANTS = 3  # BOOLEAN constants of the output whose values are all tried
+MAX_SWEPT_CONSTANTS = 2    # guessed numeric constants whose values are all tried
+MAX_SWEPT_VALUES = 6       # numbers tried for each
+MAX_VARIANTS = 16          # constant maps per base map, past which fewer numbers are tried
+#: the value of a constant the output declares and never uses
+UNUSED = '"unused"'
+
+
+@dataclass(frozen=True)
+class ConstantPlan:
+    """The constant maps of one grade (`groups`, likeliest first, each with its variants over
+    the output's BOOLEAN constants and swept numbers; empty: no map exists), the reference's
+    values they name (`values`), and what they fixed: which values are the reference's own and
+    which output constants stand for what. Made by `plan_constants`."""
+
+    groups: tuple[tuple[dict[str, str], ...], ...]
+    values: CfgValues
+    #: values an output constant takes as the reference's own: a reference constant (constants
+    #: are paired as variables are), or a reference literal definition of the output
+    #: constant's own name; any other value (another definition, a cardinality) is a guess
+    ref_constants: frozenset[str] = frozenset()
+    own_name_definitions: frozenset[str] = frozenset()
+    #: values the reference fixes for an output constant of one type, 1:1 -> that type: counts
+    #: of its constants (`Cardinality(Procs)`, `1..N`) and PlusCal's set of processes `ProcSet`
+    typed_values: Mapping[str, str] = field(default_factory=dict)
+    out_types: Mapping[str, str] = field(default_factory=dict)
+    #: output constants used only as symbols, each a model value of its own name
+    symbols: frozenset[str] = frozenset()
+    #: numeric output constants where the reference has a model value: each number is tried
+    standing: frozenset[str] = frozenset()
+
+    def guessed(self, const_map: Mapping[str, str]) -> list[str]:
+        """The output constants of `const_map` whose values the reference does not fix: a
+        value that is neither a reference constant's, a count of one (`Cardinality(Procs)`
+        for a constant used as a number, `1..N` for one used as a set), the processes of a
+        PlusCal reference (`ProcSet`, for a constant used as a set), nor the reference's
+        definition of the constant's own name, or one given to other output constants too (a
+        constant keeps its value only where the names agree). TRUE and FALSE are not guesses
+        (each is tried), nor the value of a constant the output never uses, nor the model
+        value a symbol takes (`symbol_constants`: any other would do as well)."""
+        shared = Counter(const_map.values())
+        return sorted(g for g, r in const_map.items()
+                      if r not in ("TRUE", "FALSE", UNUSED) and g not in self.symbols
+                      and not (r == g and r in self.own_name_definitions)
+                      and not (r in self.typed_values and shared[r] == 1
+                               and self.out_types.get(g) == self.typed_values[r])
+                      and (r not in self.ref_constants or (shared[r] > 1 and r != g)))
+
+
+def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> ConstantPlan:
+    """Output constant -> value maps, likeliest first, each with its variants over the
+    output's BOOLEAN constants.
+
+    A value is named by a reference constant, a reference definition that is a literal
+    once the reference's own constants have their cfg values (`MaxVal == 3`,
+    `Node == 0 .. N-1` with `N = 3`), a count (`Cardinality(Procs)`), or a literal: every
+    BOOLEAN constant not named as a reference constant takes TRUE and FALSE in turn, a
+    constant the output never uses takes `UNUSED`, and a number the reference does not
+    give is guessed (see `ConstantPlan.guessed`)."""
+    out_consts, ref_consts = staged.out_shape.constants, staged.ref_shape.constants
+    if not out_consts:
+        return ConstantPlan(groups=(({},),), values=values)
+    literals = dict(values.literals)
+    out_types = staged.out_shape.types
+    usable = tuple(c for c in ref_consts if c in literals)
+    # an unused constant named as a reference constant keeps it (no other takes it)
+    unused = unused_constants(staged.out_files, out_consts) - set(usable)
+    # a BOOLEAN constant named as a reference constant means it: it keeps its value
+    booleans = tuple(c for c in out_consts if c not in unused and c not in usable
+                     and out_types.get(c) == "bool")[:MAX_BOOLEAN_CONSTANTS]
+    paired = tuple(c for c in out_consts if c not in unused and c not in booleans)
+    types = dict(staged.ref_shape.types)
+    maps = assignments(paired, usable, out_types, types)
+    targets = usable
+    symbols: dict[str, str] = {}
+    own_names: set[str] = set()
+    typed_values: dict[str, str] = {}
+    if not maps:
+        fixed = literal_definitions(ref, set(ref_consts), literals)
+        # an output constant function named as a reference operator is that operator
+        fixed.update(operator_functions(ref, {**literal_values(literals, usable), **fixed},
+                                        set(paired) - set(fixed)))
+        # a symbol the reference has no value for is a model value of its own name
+        symbols = {c: c for c in paired if c in staged.out_shape.symbols
+                   and c not in fixed and c not in literals}
+        paired = tuple(c for c in paired if c not in symbols)
+        own_names = set(fixed) & set(paired)
+        counts = cardinalities(literals, usable)
+        typed_values = {n: value_type(body) for n, body in counts.items()}
+        if "ProcSet" in fixed and _is_pluscal(ref):  # the reference's processes
+            typed_values["ProcSet"] = "set"
+        fixed.update(counts)
+        literals.update(fixed)
+        types.update({name: value_type(body) for name, body in fixed.items()})
+        targets = usable + tuple(fixed)
+        maps = assignments(paired, targets, out_types, types)
+    if not maps and any(out_types.get(c) == "int" for c in paired):
+        literals.update({n: n for n in GUESSED_NUMBERS})
+        types.update({n: "int" for n in GUESSED_NUMBERS})
+        maps = assignments(paired, targets + GUESSED_NUMBERS, out_types, types)
+    facts = partial(ConstantPlan, ref_constants=frozenset(usable),
+                    own_name_definitions=frozenset(own_names), typed_values=typed_values,
+                    out_types=out_types, symbols=frozenset(symbols))
+    if not maps:
+        return facts(groups=(), values=replace(values, literals=literals))
+    literals.update({"TRUE": "TRUE", "FALSE": "FALSE", UNUSED: UNUSED, **symbols})
+    free = {c: UNUSED for c in unused}
+    groups: list[tuple[dict[str, str], ...]] = []
+    standing_all: set[str] = set()
+    model_values = ref.cfg.model_values()
+    for base in distinct_bases(maps):
+        # a number where the reference has a model value (the counter among numbered
+        # prisoners) stands for it through the value translation: any number may
+        standing = {g for g, r in base.items() if out_types.get(g) == "int"
+                    and literals[r].strip() in model_values}
+        standing_all |= standing
+        swept = [g for g, r in base.items() if r in GUESSED_NUMBERS or g in standing]
+        swept = swept[:MAX_SWEPT_CONSTANTS]
+        numbers = swept_numbers(ref, literals) if swept else ()
+        if 2 ** len(booleans) * len(numbers) ** len(swept) > MAX_VARIANTS:
+            # every boolean value stays; fewer numbers (each still tried for all of them)
+            swept = swept[:1]
+            numbers = numbers[:max(2, MAX_VARIANTS // 2 ** len(booleans))]
+        literals.update({n: n for n in numbers})
+        choices = [*[("TRUE", "FALSE")] * len(booleans), *[numbers] * len(swept)]
+        groups.append(tuple({**base, **free, **symbols, **dict(zip((*booleans, *swept), choice,
+                                                                   strict=True))}
+                            for choice in itertools.product(*choices)))
+        if len(groups) == MAX_CONSTANT_MAPS:
+            break
+    return facts(groups=tuple(groups), values=replace(values, literals=literals),
+                 standing=frozenset(standing_all))
+
+
+def swept_numbers(ref: Reference, literals: Mapping[str, str]) -> tuple[str, ...]:
+    """The numbers a constant the reference has no value for takes in turn: 0 to 3 and the
+    reference's own small numbers (its cfg's, and the literals of its modules), at most
+    `MAX_SWEPT_VALUES`, smallest first."""
+    found = {0, 1, 2, 3}
+    for value in literals.values():
+        if re.fullmatch(r"\s*\d+\s*", value) and int(value) <= 20:
+            found.add(int(value))
+    for text in ref.files.values():
+        code = re.sub(r'\(\*.*?\*\)|\\\*[^\n]*|"[^"\n]*"', " ", text, flags=re.S)
+        found.update(int(n) for n in re.findall(r"(?<![\w.])\d(?![\w.])", code))
+    small = sorted(found)[:MAX_SWEPT_VALUES]
+    return tuple(str(n) for n in small)
+
+
+def _is_pluscal(ref: Reference) -> bool:
+    return any(analyze_module(text).has_pluscal for name, text in ref.files.items()
+               if name.endswith(".tla"))

@@ -1,0 +1,58 @@
+"""How the graph engine writes a mapping and a counterexample for a reader."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tlc_harness.behavior.graphs import StateGraph
+from tlc_harness.behavior.inference import Inferred
+from tlc_harness.behavior.search import Candidate
+from tlc_harness.behavior.values import to_tla
+from tlc_harness.tools.results import TraceState
+
+
+def given_text(const_map: Mapping[str, str]) -> str:
+    """An output constant map in a line: `N = 3, Procs = {p1, p2}`."""
+    return ", ".join(f"{g} = {r}" for g, r in const_map.items()) or "none"
+
+
+def describe(cand: Candidate, ref_constants: frozenset[str] = frozenset()) -> str:
+    """The mapping in a line: `r <- e` per reference variable and constant; an output constant
+    that a reference definition or count gives its value reads `N = Cardinality(Procs)`."""
+    parts = [f"{r} <- {e}" for r, e in cand.variables.items() if r != e]
+    parts += [f"{r} <- {g}" if r in ref_constants else f"{g} = {r}"
+              for g, r in cand.constants.items() if r != g]
+    text = ", ".join(parts) or "identity"
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def substitutions(cand: Candidate, ref_constants: frozenset[str],
+                  symbols: frozenset[str] = frozenset()) -> str:
+    """The mapping as TLA+: the definitions it needs and the INSTANCE substitutions."""
+    subs = [f"{r} <- {e}" for r, e in cand.variables.items()]
+    subs += [f"{r} <- {g}" for g, r in cand.constants.items() if r in ref_constants]
+    given = [f"\\* the output's constant {g} is " + ("a model value" if g in symbols
+                                                   else f"given {r}")
+             for g, r in cand.constants.items() if r not in ref_constants]
+    return "\n".join([*cand.definitions, *given,
+                      "INSTANCE Reference WITH " + ",\n    ".join(subs)])
+
+
+def trace_of(inferred: Inferred) -> str:
+    """Whose behavior a failure's counterexample is: the output's or the reference's."""
+    cx = inferred.counterexample
+    return "reference" if cx is not None and cx.ref_path and not cx.out_path else "output"
+
+
+def trace(inferred: Inferred, out: StateGraph, ref: StateGraph) -> tuple[TraceState, ...]:
+    """The counterexample's states: G's behavior (forward) or R's (reverse)."""
+    cx = inferred.counterexample
+    if cx is None:
+        return ()
+    graph, path = (out, cx.out_path) if cx.out_path else (ref, cx.ref_path)
+    states = []
+    for n, s in enumerate(path, 1):
+        action = "Initial predicate" if n == 1 else graph.actions.get((path[n - 2], s), "")
+        states.append(TraceState(n, action, {v: to_tla(x) for v, x in
+                                             zip(graph.variables, graph.states[s], strict=True)}))
+    return tuple(states)

@@ -1,0 +1,414 @@
+"""The graph engine's stages, in order, for one output.
+
+plan constants (`constant_maps.plan_constants`) -> the reference's graph (explored once, cached
+on disk by content) -> the output's graph under each constant map (`output_graph`; cut at a
+reference CONSTRAINT, `cuts`) -> infer a mapping on the two graphs (`inference`) -> TLC
+confirms it (`confirm`). Where the engine cannot model the spec it steps aside (`StepAside`)
+and the policy's next engine grades.
+
+The stages' retries are named in `RETRIES`; each one that fires is recorded in the verdict's
+details (`retries`), in order.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from tlc_harness.behavior.graph_engine.confirm import confirm
+from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan, plan_constants
+from tlc_harness.behavior.graph_engine.constant_values import as_model_values, carried_overrides
+from tlc_harness.behavior.graph_engine.cuts import cut_seed, failing_mapping, same_mapping
+from tlc_harness.behavior.graph_engine.describe import (
+    describe,
+    given_text,
+    substitutions,
+    trace,
+    trace_of,
+)
+from tlc_harness.behavior.graph_engine.output_graph import (
+    OUTPUT_CAP,
+    OUTPUT_FACTOR,
+    output_budget,
+    output_model,
+)
+from tlc_harness.behavior.graphs import Exploration, StateGraph, default_cache, explore
+from tlc_harness.behavior.inference import infer, plain_failure
+from tlc_harness.behavior.policy import Job, StepAside
+from tlc_harness.behavior.search import Candidate
+from tlc_harness.behavior.staging import (
+    CfgValues,
+    Staged,
+    constant_values,
+    out_name,
+    stage_output,
+    uncovered,
+    value_overrides,
+)
+from tlc_harness.behavior.verdicts import (
+    FAILURES,
+    BehaviorResult,
+    BehaviorVerdict,
+    Reason,
+    limit_reason,
+)
+from tlc_harness.behavior.wrapper_modules import check_label, forward_wrapper
+from tlc_harness.source.cfg import ModelConfig
+from tlc_harness.tools.results import LIMIT_VERDICTS, Verdict
+from tlc_harness.tools.spec import SpecSource
+
+#: the retries of the graph engine, in the order they can fire, and what each one does
+RETRIES: dict[str, str] = {
+    "values_swept": "an output constant the reference gives no value (a BOOLEAN, a guessed "
+                    "number) takes each value in turn; a failure needs every value to fail",
+    "model_values_for_numbers": "the output's run stops at an evaluation error under a set of "
+                                "numbers the grader chose (`1..N`): the same sizes as model "
+                                "values",
+    "recut_under_failing_mapping": "a failure on a graph cut at R's CONSTRAINT under another "
+                                   "mapping than the cut's: the output's graph is cut again "
+                                   "under the failing mapping, once",
+    "confirm_without_fairness": "TLC cannot evaluate R's fairness as a property: the "
+                                "confirming run checks R's safety part, the graphs decided both "
+                                "directions",
+    "next_constant_map": "a map of the output's constants that gives no mapping: the next "
+                         "likeliest map (at most three)",
+}
+#: TLC verdicts of the confirming run that mean the wrapper itself is wrong, not the output
+_WRAPPER_TROUBLE = frozenset({Verdict.PARSE_ERROR, Verdict.CONFIG_BIND_FAIL,
+                              Verdict.EVAL_ERROR})
+#: codes of the failures the in-memory search reports, by verdict
+_INFERRED = {"forward_fail": Reason.GRAPH_FORWARD, "reverse_fail": Reason.GRAPH_REVERSE,
+             "no_mapping": Reason.NO_CANDIDATE, "undecided": Reason.SEARCH_BUDGET}
+_LIMITS = frozenset(v.value for v in LIMIT_VERDICTS)
+
+
+class GraphEngine:
+    """Explore both state graphs once, infer a refinement mapping in memory, confirm with TLC."""
+
+    name = "graphs"
+
+    def grade(self, job: Job) -> BehaviorResult | StepAside:
+        return GraphGrade(job).run()
+
+
+@dataclass
+class GraphGrade:
+    """One output's grade on the graphs: the stages' hand-offs, and the runs and facts kept."""
+
+    job: Job
+    runs: int = 0
+    started: float = field(default_factory=time.monotonic)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    def result(self, verdict: BehaviorVerdict, reason: str, code: Reason | None = None,
+               **kw: Any) -> BehaviorResult:
+        return BehaviorResult(verdict, kw.pop("mapping", None), reason,
+                              time.monotonic() - self.started, tlc_runs=self.runs,
+                              engine="graphs", details={**self.facts, **kw.pop("details", {})},
+                              code=code, **kw)
+
+    def step_aside(self, why: str, code: Reason) -> StepAside:
+        return StepAside(why, code, self.runs, dict(self.facts))
+
+    def retried(self, name: str) -> None:
+        assert name in RETRIES, name
+        self.facts["retries"] = (*self.facts.get("retries", ()), name)
+
+    def run(self) -> BehaviorResult | StepAside:
+        ref = self.job.ref
+        outside = uncovered(ref)
+        if outside:
+            return self.result(BehaviorVerdict.NOT_COVERED, outside[1], outside[0])
+        values, unsupported = constant_values(ref)
+        if unsupported:
+            return self.result(BehaviorVerdict.NOT_COVERED, unsupported, Reason.REFERENCE_CFG)
+        staged = stage_output(self.job.out_files, self.job.out_main, ref)
+        if staged.out_init is None or staged.out_next is None:
+            missing = [d for d, v in (("Init", staged.out_init), ("Next", staged.out_next))
+                       if v is None]
+            return self.result(BehaviorVerdict.NO_MAPPING, f"the output defines no {' or '.join(missing)}",
+                               Reason.NO_ENTRY_POINTS)
+        ref_graph = self.explore(SpecSource(ref.main, dict(ref.files)), ref.cfg, ref.tlc_args,
+                                 cached=True)
+        if ref_graph.graph is None:
+            if ref_graph.verdict == "over_budget":
+                return self.step_aside(f"the reference's graph has {ref_graph.detail}",
+                                       Reason.STATE_BUDGET)
+            if ref_graph.verdict in _LIMITS:
+                return self.result(BehaviorVerdict.UNDECIDED, f"exploring the reference: {ref_graph.detail}",
+                                   limit_reason(Verdict(ref_graph.verdict)))
+            return self.result(BehaviorVerdict.NOT_COVERED, f"the reference's graph cannot be explored "
+                               f"({ref_graph.verdict}: {ref_graph.detail[:200]})",
+                               Reason.REFERENCE_FAILS)
+        self.facts["reference_states"] = len(ref_graph.graph)
+        # cfg entries that give a reference definition a value (a name the reference's modules
+        # never write, such as `r1 = r1` beside `Replicas = {r1, ...}`, only names a model value)
+        carried = carried_overrides(ref, staged, values)
+        overrides = sorted({*(n for n in values.via_ref
+                              if out_name(ref, staged, n) not in carried),
+                            *(n for n, _ in values.qualified),
+                            *(n for n, _, _ in value_overrides(ref, staged)
+                              if _written(ref.files, n))})
+        plan = plan_constants(ref, staged, values)
+        first = None if plan.groups else self.no_constants(staged)
+        for n, group in enumerate(plan.groups):
+            if n:
+                self.retried("next_constant_map")
+            graded = self.under_every_value(staged, plan, group, ref_graph.graph)
+            if isinstance(graded, StepAside) and first is not None and \
+                    first.verdict in FAILURES and graded.details.get("cut_under"):
+                # a likelier map failed; a less likely one whose cut TLC cannot run (the
+                # mapping's fault, not the output's) leaves that failure standing
+                continue
+            if isinstance(graded, StepAside) or graded.passed:
+                return graded
+            # a forward failure under every number tried is the output's, not the numbers'
+            swept = set(graded.details.get("failed_under_every_value", ()))
+            guessed = [g for g in plan.guessed(group[0]) if g not in swept]
+            if guessed and graded.verdict in FAILURES:
+                # a failure under values the reference does not fix may be the values' fault
+                graded = replace(graded, verdict=BehaviorVerdict.NO_MAPPING, code=Reason.CONSTANT_UNJUSTIFIED,
+                                 reason=(
+                    f"under values the reference does not fix for {', '.join(guessed)} "
+                    f"({given_text({g: group[0][g] for g in guessed})}): {graded.verdict}: "
+                    f"{graded.reason}"))
+            if first is None or _further(graded, first):  # a map that got further wins
+                first = graded
+        assert first is not None
+        if overrides and self.job.options.engine == "auto":
+            # the output's own run cannot carry these; TLC's wrappers can (an `ok` is
+            # confirmed through them, a failure is theirs to decide)
+            return self.step_aside(f"the reference's cfg gives {', '.join(overrides)} by "
+                                   f"definition, which the output's graph run does not carry "
+                                   f"(graphs said {first.verdict})", Reason.OVERRIDE_NOT_CARRIED)
+        return first
+
+    def explore(self, spec: SpecSource, cfg: ModelConfig, tlc_args: tuple[str, ...], *,
+                cached: bool, definitions: tuple[str, ...] = (),
+                budget: int | None = None) -> Exploration:
+        options = self.job.options
+        cache = (options.cache or default_cache()) if cached else None
+        found = explore(self.job.harness, spec, cfg, tlc_args=tlc_args,
+                        budget=budget or options.budget, timeout=options.timeout,
+                        cache=cache, definitions=definitions)
+        self.runs += found.tlc_runs
+        return found
+
+    def under_every_value(self, staged: Staged, plan: ConstantPlan,
+                          group: tuple[dict[str, str], ...], ref_graph: StateGraph
+                          ) -> BehaviorResult | StepAside:
+        """The grade under one constant map, whichever values its BOOLEAN constants and its
+        guessed numbers take (each is tried: the output's parameter is the grader's to
+        choose): `ok` under one of them; a failure only when every value the output's ASSUMEs
+        allow fails. For guessed numbers a failure also needs one forward failure among them
+        (a bound too small to follow the reference may be the number's fault; a step the
+        reference forbids is the output's); not for a number that stands for a reference
+        model value (the translation pairs it with that value whichever it is). Otherwise,
+        or when the values disagree, the grade is `no_mapping`."""
+        results: list[BehaviorResult] = []
+        for n, const_map in enumerate(group):
+            if n:
+                self.retried("values_swept")
+            graded = self.under(staged, plan, plan.values, const_map, ref_graph)
+            if isinstance(graded, StepAside) or graded.passed or len(group) == 1:
+                return graded
+            results.append(graded)
+        varying = [g for g in group[0] if len({m[g] for m in group}) > 1]
+        tried = "; ".join(f"{g} in {{{', '.join(dict.fromkeys(m[g] for m in group))}}}"
+                          for g in varying)
+        failed = [r for r in results if r.verdict in FAILURES]
+        rejected = [r for r in results if r.details.get("assume_rejected")]
+        forward = [r for r in results if r.verdict == "forward_fail"]
+        if failed and len(failed) + len(rejected) == len(results):
+            shown = (forward or failed)[0]
+            return replace(shown, reason=f"under every value of {', '.join(varying)} "
+                           f"({tried}: {len(failed)} tried, {len(rejected)} rejected by the "
+                           f"output's ASSUME): {shown.reason}",
+                           details={**shown.details, "failed_under_every_value": [
+                               g for g in varying if forward or g in plan.standing
+                               or group[0][g] in ("TRUE", "FALSE")]}, **self.totals())
+        best = max(results, key=_progress)
+        if best.verdict in FAILURES:  # another value gave no mapping: nothing is decided
+            return replace(best, verdict=BehaviorVerdict.NO_MAPPING, code=Reason.VALUES_DISAGREE, reason=(
+                f"{best.verdict} under some values of {', '.join(varying)} ({tried}), no "
+                f"mapping under others: {best.reason}"), **self.totals())
+        return replace(best, **self.totals())
+
+    def totals(self) -> dict[str, Any]:
+        """The grade's TLC runs and seconds so far (a grade over several values sums them)."""
+        return {"tlc_runs": self.runs, "seconds": time.monotonic() - self.started}
+
+    def no_constants(self, staged: Staged) -> BehaviorResult:
+        return self.result(BehaviorVerdict.NO_MAPPING, "the output declares more constants ("
+                           f"{', '.join(staged.out_shape.constants)}) than the reference has "
+                           "constants or literal definitions to give them values (of the "
+                           "reference: " + (", ".join(staged.ref_shape.constants) or "none")
+                           + ")", Reason.CONSTANTS_UNPAIRED)
+
+    def under(self, staged: Staged, plan: ConstantPlan, values: CfgValues,
+              const_map: dict[str, str], ref_graph: StateGraph,
+              cut: Candidate | None = None) -> BehaviorResult | StepAside:
+        """Explore G with R's values for its constants, infer, and confirm with TLC (`cut`:
+        the mapping G's graph is cut under, for a reference bounded by a CONSTRAINT)."""
+        ref, options = self.job.ref, self.job.options
+        model = output_model(ref, staged, values, const_map)
+        budget = output_budget(len(ref_graph), options.budget)
+        # R's graph stops where its CONSTRAINT fails; G's is cut where its image does, under
+        # a seed mapping (or, when none fits, explored whole): an `ok` found there holds, a
+        # failure only under the mapping the graph was cut under (see below)
+        bounded = bool(ref.cfg.constraints or ref.cfg.action_constraints)
+        seeded = cut is None
+        if bounded and cut is None:
+            cut = cut_seed(staged, const_map)
+        own_spec = SpecSource(staged.out_main, staged.out_files)
+        if cut is not None:
+            self.facts["cut_under"] = describe(cut)
+            src, wcfg = forward_wrapper(ref, staged, cut, values)
+            found = self.explore(src, wcfg, (), cached=False, budget=budget)
+        else:
+            found = self.explore(own_spec, model.cfg, (), cached=False,
+                                 definitions=model.definitions, budget=budget)
+        if found.graph is None:
+            if found.verdict == "over_budget":
+                why = (f"cut at the reference's CONSTRAINT under {describe(cut)}" if cut
+                       else "the reference is bounded by a CONSTRAINT the output's run lacks"
+                       if bounded else f"{OUTPUT_FACTOR} times the reference's"
+                       if budget < OUTPUT_CAP * options.budget else
+                       f"{OUTPUT_CAP} times the graph budget")
+                return self.step_aside(f"the output's graph has {found.detail} ({why})",
+                                       Reason.STATE_BUDGET)
+            if found.verdict in _LIMITS:
+                return self.result(BehaviorVerdict.UNDECIDED, f"exploring the output: {found.detail}",
+                                   limit_reason(Verdict(found.verdict)))
+            if found.verdict == "assumption_failed":  # these values do not fit its constants
+                return self.result(BehaviorVerdict.NO_MAPPING, "the output's ASSUME rejects the reference's "
+                                   f"values for its constants ({given_text(const_map)})",
+                                   Reason.ASSUME_REJECTS, details={"assume_rejected": True})
+            if cut is not None:  # the cut's mapping, or the output: its own run tells
+                own = self.explore(own_spec, model.cfg, (), cached=False,
+                                   definitions=model.definitions, budget=budget)
+                if own.graph is not None or own.verdict == "over_budget" or \
+                        own.verdict in _LIMITS:
+                    return self.step_aside(f"the output's run cut at the reference's "
+                                           f"CONSTRAINT under {describe(cut)} stops "
+                                           f"({found.verdict}: {found.detail[:200]})",
+                                           Reason.CONSTRAINT_CUT)
+                found = own
+            why = ("the output has no initial state" if found.verdict == "vacuous" else
+                   f"the output's own run fails under the reference's constants "
+                   f"({found.verdict}: {found.detail[:200]})")
+            chosen = sorted(g for g, r in const_map.items()
+                            if plan.typed_values.get(r) == "set")
+            if found.verdict == Verdict.EVAL_ERROR.value and chosen:
+                # TLC compares an integer with a string only by stopping: a set of processes
+                # written as numbers may break an output that works with any other elements,
+                # such as model values (the translation pairs them with the numbers)
+                other = as_model_values(const_map, chosen, values)
+                if other is not None:
+                    self.facts["model_values_for"] = chosen
+                    self.retried("model_values_for_numbers")
+                    return self.under(staged, plan, other[1], other[0], ref_graph)
+                return self.result(BehaviorVerdict.NO_MAPPING, f"{why}, with elements the grader chose for "
+                                   f"{', '.join(chosen)} ({given_text(const_map)})",
+                                   Reason.GRADER_ELEMENTS)
+            return self.result(BehaviorVerdict.FORWARD_FAIL, why, Reason.OUTPUT_RUN_FAILS)
+        out_graph = found.graph
+        self.facts["output_states"] = len(out_graph)
+        t0 = time.monotonic()
+        # a state whose successors a CONSTRAINT drops has no edge in either graph: TLC's
+        # confirming run, not the graphs, checks deadlock then
+        deadlock = (ref.cfg.check_deadlock is not False and not bounded
+                    and "-deadlock" not in ref.tlc_args)
+        inferred = infer(out_graph, ref_graph, seconds=max(10.0, (options.timeout or 300)),
+                         deadlock=deadlock)
+        self.facts["inference_seconds"] = round(time.monotonic() - t0, 3)
+        self.facts["mappings_checked"] = inferred.tried
+        if bounded and inferred.verdict != "ok":
+            # an `ok` holds however G's graph was cut (its states are reachable, and TLC's
+            # confirming run cuts under the mapping found); a failure holds under the mapping
+            # G's graph was cut under, so it counts when found under that very mapping (G is
+            # cut again under the one it was found under, once)
+            failing = failing_mapping(inferred, const_map)
+            settled = failing is not None and cut is not None and same_mapping(failing, cut)
+            if not settled and failing is not None and seeded:
+                self.retried("recut_under_failing_mapping")
+                recut = self.under(staged, plan, values, const_map, ref_graph, cut=failing)
+                if not isinstance(recut, StepAside) or cut is None:
+                    return recut
+                # TLC cannot run the cut of the mapping the failure was found under; the
+                # seed's own failure on its own cut is one, and no mapping passed there
+                seed_failure = plain_failure(out_graph, ref_graph, dict(cut.variables))
+                if seed_failure is None:
+                    return recut
+                self.facts["cut_under"] = describe(cut)
+                inferred, settled = seed_failure, True
+            if not settled:
+                where = f"cut under {describe(cut)}" if cut else "not cut"
+                return self.step_aside(f"the reference is bounded by a CONSTRAINT; on the "
+                                       f"output's graph ({where}) graphs found "
+                                       f"{inferred.verdict} under another mapping than the "
+                                       f"cut's: {inferred.reason}", Reason.CONSTRAINT_CUT)
+        failed = None
+        if inferred.verdict != "ok":
+            failed = self.result(BehaviorVerdict(inferred.verdict), inferred.reason,
+                                 _INFERRED[inferred.verdict],
+                                 trace=trace(inferred, out_graph, ref_graph),
+                                 details={"trace_of": trace_of(inferred)})
+            if inferred.verdict != "reverse_fail" or not inferred.variables:
+                return failed
+        cand = Candidate(inferred.variables, const_map, tuple(inferred.definitions),
+                         labels=False, model_values=tuple(inferred.model_values))
+        mapping = cand.to_json()
+        self.facts["hidden"] = list(inferred.hidden)
+        ref_constants = frozenset(staged.ref_shape.constants)
+        self.facts["mapping_tla"] = substitutions(cand, ref_constants, plan.symbols)
+        confirmed = confirm(self.job.harness, ref, staged, cand, values, options.timeout)
+        self.runs += confirmed.tlc_runs
+        if not confirmed.fairness_checked:
+            self.retried("confirm_without_fairness")
+            self.facts["fairness_checked"] = False
+        check, note = confirmed.check, confirmed.note
+        if failed is not None:  # reverse fails on the graphs; TLC's forward run may fail too
+            if check.verdict in LIMIT_VERDICTS or check.verdict in _WRAPPER_TROUBLE or \
+                    check.passed:
+                return replace(failed, mapping=mapping, tlc_runs=self.runs,
+                               seconds=time.monotonic() - self.started)
+        elif check.verdict is Verdict.OK and not check.vacuous:
+            return self.result(BehaviorVerdict.OK, f"refines both ways under "
+                               f"{describe(cand, ref_constants)}{note}", mapping=mapping)
+        if check.verdict in LIMIT_VERDICTS:
+            return self.result(BehaviorVerdict.UNDECIDED, f"confirming run: {check_label(check)}",
+                               limit_reason(check.verdict), mapping=mapping)
+        if check.verdict in _WRAPPER_TROUBLE:
+            return self.step_aside(f"TLC could not run the inferred mapping "
+                                   f"({check_label(check)}: {check.detail[:200]})",
+                                   Reason.TLC_ERROR_WRAPPER)
+        return self.result(BehaviorVerdict.FORWARD_FAIL, f"under {describe(cand, ref_constants)}, TLC's "
+                           f"forward run finds {check_label(check)} (the reference's "
+                           f"specification with its fairness, a temporal property or an "
+                           f"invariant){note}", Reason.TLC_FORWARD, mapping=mapping,
+                           trace=check.trace, details={"trace_of": "output"})
+
+
+def _written(files: Mapping[str, str], name: str) -> bool:
+    """Whether a reference module writes `name` anywhere."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return any(word.search(text) for file, text in files.items() if file.endswith(".tla"))
+
+
+def _progress(result: BehaviorResult) -> int:
+    """How far a grade got: a failure > no mapping found > values rejected by an ASSUME."""
+    if result.verdict in FAILURES:
+        return 2
+    return 0 if result.details.get("assume_rejected") else 1
+
+
+def _further(graded: BehaviorResult, first: BehaviorResult) -> bool:
+    """Whether `graded` replaces `first` as the grade to report: the first failure stays;
+    among the rest the one that got further (an ASSUME's rejection says least)."""
+    if first.verdict != "no_mapping":
+        return False
+    return graded.verdict != "no_mapping" or _progress(graded) > _progress(first)

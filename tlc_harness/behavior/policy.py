@@ -1,0 +1,71 @@
+"""The engine boundary: what an engine is given, what it answers, and the order engines are tried.
+
+An engine (`Engine`) grades one `Job` and returns a `BehaviorResult`, or a `StepAside` when the
+spec is outside what it can model (a graph over budget, a value its run cannot carry): the next
+step of the policy then grades. `POLICIES` lists, per `--behavior-engine` choice, the steps in
+order; the last step's step-aside is the verdict `undecided` with its reason code. A third
+engine is one more module implementing `Engine`, registered by name in `engine.py`, and a step
+here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from tlc_harness.behavior.options import BehaviorOptions
+from tlc_harness.behavior.staging import Reference
+from tlc_harness.behavior.verdicts import BehaviorResult, Reason
+from tlc_harness.tools.runner import Harness
+
+
+@dataclass(frozen=True)
+class Job:
+    """One behavior grade to make: the output's modules against one reference."""
+
+    harness: Harness
+    ref: Reference
+    out_files: Mapping[str, str]
+    out_main: str
+    options: BehaviorOptions
+
+
+@dataclass(frozen=True)
+class StepAside:
+    """An engine's answer that it cannot model this spec, with why (the next step grades)."""
+
+    why: str
+    code: Reason
+    tlc_runs: int = 0
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Engine(Protocol):
+    """A behavior-grade engine."""
+
+    name: str
+
+    def grade(self, job: Job) -> BehaviorResult | StepAside:
+        """The verdict, or a step aside for the policy's next engine."""
+        ...
+
+
+@dataclass(frozen=True)
+class Step:
+    """One attempt of a policy: the engine to run and how it is named in a verdict's reason."""
+
+    engine: str
+    label: str
+
+
+GRAPHS = Step("graphs", "the graph engine")
+WRAPPERS = Step("wrappers", "the wrapper engine")
+
+#: the steps of each engine choice, in order: `auto` explores the state graphs and hands a spec
+#: the graphs cannot model (a graph over budget, cfg values its run cannot carry) to the wrappers
+POLICIES: dict[str, tuple[Step, ...]] = {
+    "auto": (GRAPHS, WRAPPERS),
+    "graphs": (GRAPHS,),
+    "wrappers": (WRAPPERS,),
+}

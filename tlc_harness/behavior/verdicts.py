@@ -1,0 +1,179 @@
+"""The behavior grade's one verdict type, its reason codes, and its result record.
+
+Every behavior verdict is a `BehaviorVerdict`; every verdict but `ok` carries a `Reason`, a
+code a table can count (the free-text `reason` says the particulars). Both are `StrEnum`s, so a
+record written as JSON holds their plain string values and old result files still read.
+Importing this module loads nothing else of the grader.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from tlc_harness.tools.results import TraceState, Verdict
+
+
+class BehaviorVerdict(enum.StrEnum):
+    """Does the output refine the reference both ways?"""
+
+    OK = "ok"                       #: both directions hold under one mapping
+    FORWARD_FAIL = "forward_fail"   #: the output has a behavior the reference lacks
+    REVERSE_FAIL = "reverse_fail"   #: the reference has a behavior the output lacks
+    NO_MAPPING = "no_mapping"       #: no mapping of the grammar fits (nothing is decided)
+    UNDECIDED = "undecided"         #: a budget or a limit of the grader was hit
+    NOT_COVERED = "not_covered"     #: the reference cannot be graded against
+
+    @property
+    def decided(self) -> bool:
+        """Whether the verdict says something about the output (pass or fail)."""
+        return self in DECIDED
+
+
+FAILURES = frozenset({BehaviorVerdict.FORWARD_FAIL, BehaviorVerdict.REVERSE_FAIL})
+DECIDED = frozenset({BehaviorVerdict.OK, *FAILURES})
+
+
+class Reason(enum.StrEnum):
+    """Why a verdict is not `ok`: one code per cause, shared by both engines; each code
+    belongs to one verdict (`verdict`) and says what it means (`meaning`)."""
+
+    GRAPH_FORWARD = "graph_forward"
+    TLC_FORWARD = "tlc_forward"
+    OUTPUT_RUN_FAILS = "output_run_fails"
+    GRAPH_REVERSE = "graph_reverse"
+    TLC_REVERSE = "tlc_reverse"
+    NO_CANDIDATE = "no_candidate"
+    SHAPE_MISMATCH = "shape_mismatch"
+    NO_ENTRY_POINTS = "no_entry_points"
+    CONSTANTS_UNPAIRED = "constants_unpaired"
+    CONSTANT_UNJUSTIFIED = "constant_unjustified"
+    ASSUME_REJECTS = "assume_rejects_values"
+    GRADER_ELEMENTS = "grader_elements"
+    VALUES_DISAGREE = "values_disagree"
+    MAPPINGS_EVAL_ERROR = "mappings_eval_error"
+    STATE_BUDGET = "state_budget"
+    TIME_BUDGET = "time_budget"
+    RESOURCE_LIMIT = "resource_limit"
+    INFRA_ERROR = "infra_error"
+    SEARCH_BUDGET = "search_budget"
+    TLC_ERROR_WRAPPER = "tlc_error_wrapper"
+    CONSTRAINT_CUT = "constraint_cut"
+    OVERRIDE_NOT_CARRIED = "override_not_carried"
+    UNREADABLE_OUTPUT = "unreadable_output"
+    UNSTAGEABLE_OUTPUT = "unstageable_output"
+    REFERENCE_NO_BEHAVIOR = "reference_no_behavior"
+    REFERENCE_RANDOM = "reference_random"
+    REFERENCE_CFG = "reference_cfg"
+    REFERENCE_FAILS = "reference_fails"
+    REFERENCE_SELF_CHECK = "reference_self_check"
+
+    @property
+    def verdict(self) -> BehaviorVerdict:
+        """The verdict this code explains."""
+        return _REASONS[self][0]
+
+    @property
+    def meaning(self) -> str:
+        """What the code says, in a line."""
+        return _REASONS[self][1]
+
+
+_V = BehaviorVerdict
+#: each reason code: the verdict it explains, and what it means
+_REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
+    Reason.GRAPH_FORWARD: (_V.FORWARD_FAIL, "an output step or initial state outside R's graph"),
+    Reason.TLC_FORWARD: (_V.FORWARD_FAIL, "TLC's forward run finds a violation"),
+    Reason.OUTPUT_RUN_FAILS: (_V.FORWARD_FAIL, "the output's own run fails (R's constants)"),
+    Reason.GRAPH_REVERSE: (_V.REVERSE_FAIL, "a reference behavior the output cannot follow"),
+    Reason.TLC_REVERSE: (_V.REVERSE_FAIL, "TLC's reverse run finds a violation"),
+    Reason.NO_CANDIDATE: (_V.NO_MAPPING, "no mapping of the grammar fits"),
+    Reason.SHAPE_MISMATCH: (_V.NO_MAPPING, "the wrapper engine's bijections cannot exist"),
+    Reason.NO_ENTRY_POINTS: (_V.NO_MAPPING, "the output defines no Init or Next"),
+    Reason.CONSTANTS_UNPAIRED: (_V.NO_MAPPING, "output constants with no value to take"),
+    Reason.CONSTANT_UNJUSTIFIED: (_V.NO_MAPPING, "a failure under values R does not fix"),
+    Reason.ASSUME_REJECTS: (_V.NO_MAPPING, "the output's ASSUME rejects R's values"),
+    Reason.GRADER_ELEMENTS: (_V.NO_MAPPING,
+                             "the output fails only on elements the grader chose"),
+    Reason.VALUES_DISAGREE: (_V.NO_MAPPING,
+                             "a failure under some values, no mapping under others"),
+    Reason.MAPPINGS_EVAL_ERROR: (_V.NO_MAPPING, "every mapping stops TLC; the output runs alone"),
+    Reason.STATE_BUDGET: (_V.UNDECIDED, "a graph over the state budget"),
+    Reason.TIME_BUDGET: (_V.UNDECIDED, "TLC's time limit"),
+    Reason.RESOURCE_LIMIT: (_V.UNDECIDED, "TLC ran out of memory or disk"),
+    Reason.INFRA_ERROR: (_V.UNDECIDED, "the tools failed (not the specs)"),
+    Reason.SEARCH_BUDGET: (_V.UNDECIDED, "the in-memory mapping search's budget"),
+    Reason.TLC_ERROR_WRAPPER: (_V.UNDECIDED, "TLC cannot run the grader's wrapper"),
+    Reason.CONSTRAINT_CUT: (_V.UNDECIDED, "a CONSTRAINT's cut of the output cannot be settled"),
+    Reason.OVERRIDE_NOT_CARRIED: (_V.UNDECIDED, "R's cfg defines values the output's run lacks"),
+    Reason.UNREADABLE_OUTPUT: (_V.UNDECIDED, "tree-sitter cannot read the output"),
+    Reason.UNSTAGEABLE_OUTPUT: (_V.UNDECIDED, "the output cannot be staged for TLC"),
+    Reason.REFERENCE_NO_BEHAVIOR: (_V.NOT_COVERED, "a constant model"),
+    Reason.REFERENCE_RANDOM: (_V.NOT_COVERED, "R draws values at random"),
+    Reason.REFERENCE_CFG: (_V.NOT_COVERED, "R's cfg overrides with what no module defines"),
+    Reason.REFERENCE_FAILS: (_V.NOT_COVERED, "R's own run fails"),
+    Reason.REFERENCE_SELF_CHECK: (_V.NOT_COVERED, "R fails the grade against itself"),
+}
+
+
+def reasons_of(verdict: BehaviorVerdict) -> list[Reason]:
+    """The reason codes of `verdict`, in the order they are declared."""
+    return [code for code in Reason if code.verdict is verdict]
+
+
+def limit_reason(verdict: Verdict) -> Reason:
+    """The reason code of a TLC run stopped by a limit (`LIMIT_VERDICTS`)."""
+    return {Verdict.TIMEOUT: Reason.TIME_BUDGET,
+            Verdict.RESOURCE_LIMIT: Reason.RESOURCE_LIMIT}.get(verdict, Reason.INFRA_ERROR)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One mapping tried by the wrapper engine: the TLC runs made and what they said."""
+
+    mapping: dict[str, Any]
+    forward: str
+    reverse: str | None
+    seconds: float
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class BehaviorResult:
+    """The behavior verdict with everything needed to replay it.
+
+    `verdict` may be given as its string; a verdict other than `ok` needs its `code`."""
+
+    verdict: BehaviorVerdict
+    mapping: dict[str, Any] | None
+    reason: str
+    seconds: float
+    attempts: tuple[Attempt, ...] = ()
+    trace: tuple[TraceState, ...] = ()
+    tlc_runs: int = 0
+    engine: str = "wrappers"
+    details: dict[str, Any] = field(default_factory=dict)  # the engine's own facts
+    code: Reason | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "verdict", BehaviorVerdict(self.verdict))
+        if self.code is not None:
+            object.__setattr__(self, "code", Reason(self.code))
+        if (self.verdict is BehaviorVerdict.OK) != (self.code is None):
+            raise ValueError(f"a {self.verdict} verdict "
+                             + ("takes no reason code" if self.code else "needs a reason code"))
+        if self.code is not None and self.code.verdict is not self.verdict:
+            raise ValueError(f"the reason code {self.code} explains {self.code.verdict}, "
+                             f"not {self.verdict}")
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict is BehaviorVerdict.OK
+
+    def to_json(self) -> dict[str, Any]:
+        return {"verdict": self.verdict.value, "passed": self.passed, "mapping": self.mapping,
+                "reason": self.reason, "reason_code": self.code.value if self.code else None,
+                "seconds": round(self.seconds, 3), "tlc_runs": self.tlc_runs,
+                "engine": self.engine, "attempts": [a.__dict__ for a in self.attempts],
+                "trace": [s.__dict__ for s in self.trace], **self.details}

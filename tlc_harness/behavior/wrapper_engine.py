@@ -1,0 +1,150 @@
+"""The wrapper engine: search variable bijections and ask TLC, two runs per mapping.
+
+For each candidate mapping (same names first, then up to `limit` type-compatible bijections of
+variables and constants), TLC runs the forward wrapper and, where it passes, the reverse one
+(`wrapper_modules`). The output passes when both pass under one mapping.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import replace
+
+from tlc_harness.behavior.options import DEFAULT_LIMIT
+from tlc_harness.behavior.policy import Job
+from tlc_harness.behavior.search import Candidate, candidate_mappings, shape_mismatch
+from tlc_harness.behavior.staging import Reference, constant_values, stage_output, uncovered
+from tlc_harness.behavior.verdicts import Attempt, BehaviorResult, BehaviorVerdict, Reason, limit_reason
+from tlc_harness.behavior.wrapper_modules import check_label, forward_wrapper, reverse_wrapper
+from tlc_harness.tools.results import LIMIT_VERDICTS, TraceState, Verdict
+from tlc_harness.tools.runner import Harness
+
+
+def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str],
+                   out_main: str, *, limit: int = DEFAULT_LIMIT,
+                   timeout: float | None = None) -> BehaviorResult:
+    """Search mappings and run the forward and reverse checks (R must pass its own check)."""
+    start = time.monotonic()
+    outside = uncovered(ref)
+    if outside:
+        return BehaviorResult(BehaviorVerdict.NOT_COVERED, None, outside[1], 0.0, code=outside[0])
+    values, unsupported = constant_values(ref)
+    if unsupported:
+        return BehaviorResult(BehaviorVerdict.NOT_COVERED, None, unsupported, time.monotonic() - start,
+                              code=Reason.REFERENCE_CFG)
+    st = stage_output(out_files, out_main, ref)
+    if st.out_init is None or st.out_next is None:
+        missing = [d for d, v in (("Init", st.out_init), ("Next", st.out_next)) if v is None]
+        return BehaviorResult(BehaviorVerdict.NO_MAPPING, None,
+                              f"the output defines no {' or '.join(missing)}",
+                              time.monotonic() - start, code=Reason.NO_ENTRY_POINTS)
+    why = shape_mismatch(st.ref_shape, st.out_shape)
+    if why:
+        return BehaviorResult(BehaviorVerdict.NO_MAPPING, None, why, time.monotonic() - start,
+                              code=Reason.SHAPE_MISMATCH)
+    attempts: list[Attempt] = []
+    runs = 0
+    first_trace: tuple[TraceState, ...] = ()
+    passed_forward = False
+    undecided = ""
+    undecided_code = Reason.TIME_BUDGET
+    failed: Counter[bool] = Counter()  # forward failures: at an evaluation error, or not
+    rejected = 0  # forward checks whose run the output's ASSUME stopped
+    first_cand: Candidate | None = None
+    for cand in candidate_mappings(st.ref_shape, st.out_shape, limit=limit):
+        first_cand = first_cand or cand
+        t0 = time.monotonic()
+        src, cfg = forward_wrapper(ref, st, cand, values)
+        fwd = harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout, compat=True)
+        runs += 1
+        if fwd.verdict is Verdict.OK and fwd.vacuous:  # no initial state: nothing refines R
+            attempts.append(Attempt(cand.to_json(), "vacuous (the output has no initial state)",
+                                    None, time.monotonic() - t0))
+            continue
+        if fwd.verdict is not Verdict.OK:
+            failed[fwd.verdict is Verdict.EVAL_ERROR] += 1
+            rejected += fwd.verdict is Verdict.ASSUMPTION_FAILED
+            if fwd.verdict in LIMIT_VERDICTS and not undecided:
+                undecided = f"forward check under {cand.describe()}: {check_label(fwd)}"
+                undecided_code = limit_reason(fwd.verdict)
+            if not first_trace and fwd.trace:
+                first_trace = fwd.trace
+            attempts.append(Attempt(cand.to_json(), check_label(fwd), None,
+                                    time.monotonic() - t0, fwd.detail[:300]))
+            continue
+        passed_forward = True
+        src, cfg = reverse_wrapper(ref, st, cand)
+        rev = harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout, compat=True)
+        runs += 1
+        attempts.append(Attempt(cand.to_json(), check_label(fwd), check_label(rev),
+                                time.monotonic() - t0, rev.detail[:300]))
+        if rev.verdict is Verdict.OK:
+            return BehaviorResult(BehaviorVerdict.OK, cand.to_json(), f"refines both ways under "
+                                  f"{cand.describe()}", time.monotonic() - start,
+                                  tuple(attempts), (), runs)
+        if rev.verdict in LIMIT_VERDICTS:
+            if not undecided:
+                undecided = f"reverse check under {cand.describe()}: {check_label(rev)}"
+                undecided_code = limit_reason(rev.verdict)
+        elif rev.trace:
+            first_trace = rev.trace
+    seconds = time.monotonic() - start
+    last = attempts[-1].mapping if attempts else None
+    if not attempts:
+        return BehaviorResult(BehaviorVerdict.NO_MAPPING, None, "no candidate mapping", seconds,
+                              code=Reason.NO_CANDIDATE)
+    if undecided:
+        return BehaviorResult(BehaviorVerdict.UNDECIDED, last, undecided, seconds, tuple(attempts),
+                              first_trace, runs, code=undecided_code)
+    if passed_forward:
+        return BehaviorResult(BehaviorVerdict.REVERSE_FAIL, last, "the output allows too few behaviors "
+                              "(reverse check failed under every mapping that passed forward)",
+                              seconds, tuple(attempts), first_trace, runs,
+                              code=Reason.TLC_REVERSE)
+    if attempts and rejected == len(attempts):
+        return BehaviorResult(BehaviorVerdict.NO_MAPPING, last,
+                              f"the output's ASSUME rejects the reference's "
+                              f"values for its constants under all {len(attempts)} mapping(s)",
+                              seconds, tuple(attempts), first_trace, runs,
+                              code=Reason.ASSUME_REJECTS)
+    if failed[True] and not failed[False] and len(attempts) == failed[True] and first_cand:
+        # An evaluation error under every mapping may be the mappings' fault (a reference
+        # function applied outside its domain) or the output's own: its run alone tells.
+        src, cfg = forward_wrapper(ref, st, first_cand, values)
+        own = harness.check(src, replace(cfg, invariants=(), properties=(), constraints=(),
+                                         action_constraints=()),
+                            tlc_args=ref.tlc_args, timeout=timeout, compat=True)
+        runs += 1
+        seconds = time.monotonic() - start
+        if own.verdict is Verdict.OK:
+            return BehaviorResult(BehaviorVerdict.NO_MAPPING, last,
+                                  f"every mapping's forward check stopped at "
+                                  f"an evaluation error (first: {attempts[0].forward}), and the "
+                                  f"output runs on its own: no mapping fits it",
+                                  seconds, tuple(attempts), first_trace, runs,
+                                  code=Reason.MAPPINGS_EVAL_ERROR)
+        if own.verdict in LIMIT_VERDICTS:
+            return BehaviorResult(BehaviorVerdict.UNDECIDED, last,
+                                  f"every mapping's forward check stopped at "
+                                  f"an evaluation error; the output's own run: {check_label(own)}",
+                                  seconds, tuple(attempts), first_trace, runs,
+                                  code=limit_reason(own.verdict))
+        return BehaviorResult(BehaviorVerdict.FORWARD_FAIL, last, f"the output's own run fails under the "
+                              f"reference's constants ({check_label(own)})", seconds,
+                              tuple(attempts), own.trace or first_trace, runs,
+                              code=Reason.OUTPUT_RUN_FAILS)
+    return BehaviorResult(BehaviorVerdict.FORWARD_FAIL, last, f"forward check failed under all "
+                          f"{len(attempts)} mapping(s); first: {attempts[0].forward}",
+                          seconds, tuple(attempts), first_trace, runs, code=Reason.TLC_FORWARD)
+
+
+class WrapperEngine:
+    """Search variable bijections and ask TLC through the wrapper modules (never steps aside)."""
+
+    name = "wrappers"
+
+    def grade(self, job: Job) -> BehaviorResult:
+        return behavior_grade(job.harness, job.ref, job.out_files, job.out_main,
+                              limit=job.options.limit, timeout=job.options.timeout)
