@@ -14,6 +14,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("alias_cli.check_cmd", "parse and model-check one TLA+ module"),
     "rename": ("alias_cli.rename_cmd", "make and verify a renamed (CIR) variant of a task"),
     "grade": ("alias_cli.grade_cmd", "grade one model output against a task"),
+    "rules": ("alias_cli.rules_cmd",
+              "list the behavior grade's representation rules, policies and verdicts"),
     "regrade": ("alias_cli.regrade_cmd", "grade a run's saved outputs again (no model calls)"),
     "tasks": ("alias_cli.tasks_cmd", "list tasks, their hidden names and identifier kinds"),
     "report": ("alias_cli.report_cmd",

@@ -1,15 +1,17 @@
-"""Representation controls of the graph engine: every verified layout of a reference (one
-record, a step counter, a derived variable dropped, booleans as 0/1 or strings, model values as
-strings) is accepted; the same layouts of a behavior mutant are rejected.
+"""Representation controls, generated from the rule registry (`tlc_harness.behavior.rules`):
+every verified layout of a reference under each representation rule (one record, a step
+counter, a derived variable dropped, booleans as 0/1 or strings, model values as strings, ...)
+is accepted; the same layouts of a behavior mutant are rejected.
 
-One case per (task, layout); a layout the task does not allow (no boolean variable, ...) is
-skipped with the generator's reason, and `record` and `history` are allowed by every task.
-The whole suite takes about an hour on 2 cores, so CI runs a fixed sample of tasks; set
-`ALIAS_FULL_CONTROLS=1` (or run `tox -e full`) for every built-in task.
+One case per (rule, task). CI runs each rule on its own `control_tasks`, where the layout must
+be made and verified (a rule whose controls cannot be made fails); `ALIAS_FULL_CONTROLS=1` (or
+`tox -e full`) runs every rule on every built-in task, skipping a task the rule does not apply
+to, with the generator's reason.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -24,16 +26,15 @@ from alias_fixtures.grading.representation_controls import (
 )
 from alias_fixtures.tasks.task import builtin_tasks
 from tlc_harness.behavior.options import BehaviorOptions
-from tlc_harness.behavior.representations import ALL_KINDS, RepresentationVariant
+from tlc_harness.behavior.representations import RepresentationVariant
+from tlc_harness.behavior.rules import RULES
 from tlc_harness.tools.runner import Harness
 
-#: the fixed sample CI runs (a reference with a bag and model values, one with a boolean pair,
-#: a PlusCal one with a derived variable)
-CI_SAMPLE = ("bank_transfer", "hour_clock", "peterson_mutex")
-TASKS = {t.id: t for t in builtin_tasks()
-         if os.environ.get("ALIAS_FULL_CONTROLS") or t.id in CI_SAMPLE}
+FULL = bool(os.environ.get("ALIAS_FULL_CONTROLS"))
+#: the tasks CI runs: every rule's control tasks
+CI_SAMPLE = tuple(sorted({t for rule in RULES.values() for t in rule.control_tasks}))
+TASKS = {t.id: t for t in builtin_tasks() if FULL or t.id in CI_SAMPLE}
 OPTIONS = BehaviorOptions(engine="graphs")
-ALWAYS = ("record", "history")  # layouts every reference has
 #: (task, layout) -> why the grader is wrong there (strict: a fixed grader turns them red)
 WRONG_REJECTIONS: dict[tuple[str, str], str] = {}
 WRONG_ACCEPTANCES: dict[tuple[str, str], str] = {}
@@ -43,12 +44,32 @@ _mutants: dict[str, tuple[list[ControlResult], int]] = {}
 
 
 def _cases(known: dict[tuple[str, str], str]) -> Iterator[Any]:
-    for task_id in sorted(TASKS):
-        for kind in ALL_KINDS:
+    for kind, rule in RULES.items():
+        for task_id in sorted(TASKS) if FULL else rule.control_tasks:
             why = known.get((task_id, kind))
             marks = [pytest.mark.xdist_group(task_id)]  # `--dist loadgroup`: made once
             marks += [pytest.mark.xfail(strict=True, reason=why)] if why else []
             yield pytest.param(task_id, kind, marks=marks, id=f"{task_id}-{kind}")
+
+
+def _must_apply(task_id: str, kind: str) -> bool:
+    """Whether the rule's layout must be made for the task: it is one of its control tasks."""
+    return task_id in RULES[kind].control_tasks
+
+
+def test_every_rule_has_control_tasks_among_the_built_in_tasks() -> None:
+    known = {t.id for t in builtin_tasks()}
+    for rule in RULES.values():
+        assert rule.control_tasks, rule.name
+        assert set(rule.control_tasks) <= known, (rule.name, rule.control_tasks)
+
+
+def test_every_rule_names_the_pieces_of_the_grade_that_undo_it() -> None:
+    for rule in RULES.values():
+        for dotted in rule.undone_by:
+            module, _, name = dotted.rpartition(".")
+            found = importlib.import_module(f"tlc_harness.behavior.{module}")
+            assert hasattr(found, name), f"{rule.name}: {dotted} does not exist"
 
 
 def variants_of(harness: Harness, task_id: str) -> dict[str, RepresentationVariant]:
@@ -64,7 +85,7 @@ def variants_of(harness: Harness, task_id: str) -> dict[str, RepresentationVaria
 def test_representation_variant_accepted(bench_harness: Harness, task_id: str,
                                          kind: str) -> None:
     variant = variants_of(bench_harness, task_id)[kind]
-    if not variant.made and kind not in ALWAYS:
+    if not variant.made and not _must_apply(task_id, kind):
         pytest.skip(variant.reason)
     assert variant.verified, f"the {kind} variant is not verified: {variant.reason}"
     results = representation_controls(bench_harness, TASKS[task_id], OPTIONS,
@@ -84,7 +105,7 @@ def test_representation_mutant_rejected(bench_harness: Harness, task_id: str,
     assert made > 0, "no mutation site"
     assert results, "no kept mutant has a verified representation variant"
     mine = [r for r in results if r.kind == f"representation-mutant:{kind}"]
-    if not mine and kind not in ALWAYS:
+    if not mine and not _must_apply(task_id, kind):
         pytest.skip(f"the kept mutant has no {kind} layout")
     assert mine, f"the kept mutant has no verified {kind} layout"
     wrong = [f"{r.verdict}: {r.detail}" for r in mine if not r.correct]

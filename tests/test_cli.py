@@ -77,3 +77,17 @@ def test_split_writes_halves_and_training_sets(tmp_path: Path,
     assert all(r["description"] and "---- MODULE" in r["reference"] for r in rows)
     assert main(["split", "--out", str(tmp_path / "again"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == split  # same seed, same halves
+
+
+def test_rules_lists_every_rule_policy_and_reason_code(capsys: pytest.CaptureFixture[str]) -> None:
+    from tlc_harness.behavior.rules import RULES
+    from tlc_harness.behavior.verdicts import Reason
+
+    assert main(["rules", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in data["representation_rules"]] == list(RULES)
+    assert data["policies"]["auto"] == ["graphs", "wrappers"]
+    assert sorted(c for codes in data["verdicts"].values() for c in codes) == sorted(Reason)
+    assert main(["rules"]) == 0
+    text = capsys.readouterr().out
+    assert all(name in text for name in RULES) and "tlc_forward" in text

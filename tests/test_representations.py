@@ -11,12 +11,11 @@ from alias_fixtures.tasks.task import Task, builtin_tasks
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.representations import (
     ALL_KINDS,
-    MAX_TABLE,
     RepresentationVariant,
-    _layout,
-    _model_values,
+    model_values_named,
     representation_variants,
 )
+from tlc_harness.behavior.rules import MAX_TABLE, RULES
 from tlc_harness.behavior.values import FALSE, TRUE, ModelValue, Value
 from tlc_harness.source.cfg import parse_cfg
 from tlc_harness.tools.runner import Harness
@@ -137,19 +136,20 @@ def test_derived_tables_are_bounded() -> None:
     states: list[tuple[Value, ...]] = [(n, TRUE if n % 2 else FALSE)
                                        for n in range(MAX_TABLE + 1)]
     graph = StateGraph(("n", "odd"), states, [0], [])
-    assert _layout("derived_dropped", graph, set(), {}) == \
+    assert RULES["derived_dropped"].layout(graph, set(), {}) == \
         f"skipped: a table of {MAX_TABLE + 1} entries (more than {MAX_TABLE})"
     small = StateGraph(("n", "odd"), states[:4], [0], [])
-    layout = _layout("derived_dropped", small, set(), {})
+    layout = RULES["derived_dropped"].layout(small, set(), {})
     assert not isinstance(layout, str) and layout.variables == ("n",)
     lone = StateGraph(("n",), [(1,), (2,)], [0], [])
-    assert _layout("derived_dropped", lone, set(), {}) == "skipped: the reference has one variable"
+    assert RULES["derived_dropped"].layout(lone, set(), {}) == \
+        "skipped: the reference has one variable"
 
 
 def test_model_values_are_named_in_tlc_order() -> None:
     cfg = parse_cfg("CONSTANTS\n  Leader = b\n  Procs = {a, b, c}\n  None = None\n"
                     "SPECIFICATION Spec\n")
-    names, defs = _model_values(cfg, ["Leader", "Procs", "None"])
+    names, defs = model_values_named(cfg, ["Leader", "Procs", "None"])
     # b appears first in the cfg, so TLC creates it first and CHOOSE picks it first
     assert defs[0] == "AliasM_Procs_1 == CHOOSE AliasX \\in Procs : TRUE"
     assert names[ModelValue("b")] == ModelValue("Leader")

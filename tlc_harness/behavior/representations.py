@@ -14,17 +14,15 @@ conjoined with `A /\\ v' # v` (through the instance).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import tree_sitter
 
 from tlc_harness.behavior.graphs import StateGraph, explore
+from tlc_harness.behavior.rules import RULES, Layout
 from tlc_harness.behavior.search import spec_shape
 from tlc_harness.behavior.values import (
-    FALSE,
-    TRUE,
-    Bool,
     Fn,
     ModelValue,
     Value,
@@ -40,11 +38,9 @@ from tlc_harness.tools.results import Verdict
 from tlc_harness.tools.runner import Harness
 from tlc_harness.tools.spec import SpecSource
 
-ALL_KINDS: tuple[str, ...] = ("record", "history", "derived_dropped", "bool_as_01",
-                              "bool_as_strings", "model_values_as_strings")
+ALL_KINDS: tuple[str, ...] = tuple(RULES)  # every registered representation rule
 MAIN = "AliasRep"
 DEFS = "AliasRepDefs"
-MAX_TABLE = 300  # entries of a derived variable's lookup table
 _TEMPORAL = frozenset({"always", "eventually", "leads_to", "temporal_forall", "temporal_exists",
                        "fairness", "step_expr_or_stutter", "step_expr_no_stutter", "plus_arrow"})
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -82,15 +78,6 @@ class _Parts:
     init: list[Piece] = field(default_factory=list)
     next: Piece | None = None
     fairness: list[_Fair] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class _Layout:
-    variables: tuple[str, ...]            # G's variables that take AliasStates' values
-    subs: tuple[tuple[str, str], ...]     # R's variable <- expression over G's state
-    encode: Callable[[tuple[Value, ...]], tuple[Value, ...]]
-    definitions: tuple[str, ...] = ()
-    counter: str | None = None            # history: a step counter modulo 2
 
 
 class _Unsupported(ValueError):
@@ -231,7 +218,7 @@ def _helper(main_text: str, main: str, parts: _Parts) -> str:
     return re.sub(rf"(-{{4,}}\s*MODULE\s+){main}\b", rf"\g<1>{DEFS}", text, count=1)
 
 
-def _model_values(cfg: ModelConfig, constants: Sequence[str]
+def model_values_named(cfg: ModelConfig, constants: Sequence[str]
                   ) -> tuple[dict[Value, Value], list[str]]:
     """How AliasRep names each model value of R's cfg (a constant, or a CHOOSE over the set
     constant holding it, in TLC's order: first appearance in the cfg), and the definitions."""
@@ -258,87 +245,7 @@ def _model_values(cfg: ModelConfig, constants: Sequence[str]
     return names, defs
 
 
-def _fresh(base: str, taken: set[str]) -> str:
-    while base in taken:
-        base += "_"
-    taken.add(base)
-    return base
-
-
-def _derived(graph: StateGraph, mv_names: dict[Value, Value]) -> _Layout | str:
-    """R without a variable that is a function of the others, read from a table."""
-    names = graph.variables
-    if len(names) < 2:
-        return "skipped: the reference has one variable"
-    if len(graph) > MAX_TABLE:
-        return f"skipped: a table of {len(graph)} entries (more than {MAX_TABLE})"
-    found = []
-    for d in range(len(names)):
-        table: dict[Value, Value] = {}
-        if all(table.setdefault(Fn.tuple_of(x for i, x in enumerate(s) if i != d), s[d]) == s[d]
-               for s in graph.states):
-            found.append((len(set(table.values())) == 1, d, table))
-    if not found:
-        return "skipped: no variable is a function of the others"
-    _, d, table = min(found, key=lambda c: c[:2])  # a variable that varies, first
-    others = tuple(v for i, v in enumerate(names) if i != d)
-    subs = tuple((v, f"AliasTable[<<{', '.join(others)}>>]" if i == d else v)
-                 for i, v in enumerate(names))
-    pairs = [(to_tla(translate(k, mv_names)), to_tla(translate(v, mv_names)))
-             for k, v in table.items()]
-    text = ("AliasTable == [AliasK \\in {\n    " + ",\n    ".join(k for k, _ in pairs)
-            + "} |-> CASE\n    " + "\n    [] ".join(f"AliasK = {k} -> {v}" for k, v in pairs)
-            + "]")  # an entry a line: tree-sitter parses very long lines slowly
-    return _Layout(others, subs, lambda s: tuple(x for i, x in enumerate(s) if i != d), (text,))
-
-
-def _atoms_as(kind: str, graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]
-              ) -> _Layout | str:
-    """Variables holding only booleans (0/1, "yes"/"no") or model values (their names)."""
-    mv = kind == "model_values_as_strings"
-    names, cols = graph.variables, [graph.column(v) for v in graph.variables]
-    hit = [all(isinstance(x, ModelValue if mv else Bool) for x in col) for col in cols]
-    if not any(hit):
-        return f"skipped: no variable holds only {'model values' if mv else 'booleans'}"
-    suffix = {"bool_as_01": "Num", "bool_as_strings": "Str"}.get(kind, "Name")
-    new = tuple(_fresh(v + suffix, taken) if h else v for v, h in zip(names, hit, strict=True))
-    true: Value = 1 if kind == "bool_as_01" else "yes"
-    code: dict[Value, Value] = {TRUE: true, FALSE: 0 if kind == "bool_as_01" else "no"}
-    subs = [(v, f"({n} = {to_tla(true)})") for v, n in zip(names, new, strict=True)]
-    defs: tuple[str, ...] = ()
-    if mv:
-        held = sorted({str(x) for col, h in zip(cols, hit, strict=True) if h for x in col})
-        if any(ModelValue(m) not in mv_names for m in held):
-            return "skipped: a model value that the cfg's constants do not name"
-        code = {ModelValue(m): m for m in held}
-        arms = " [] ".join(f'AliasS = "{m}" -> {mv_names[ModelValue(m)]}' for m in held)
-        defs = (f"AliasMV == [AliasS \\in {{{', '.join(to_tla(m) for m in held)}}} |-> "
-                f"CASE {arms}]",)
-        subs = [(v, f"AliasMV[{n}]") for v, n in zip(names, new, strict=True)]
-    return _Layout(new, tuple(s if h else (v, v) for s, v, h in zip(subs, names, hit, strict=True)),
-                   lambda s: tuple(code[x] if h else x for x, h in zip(s, hit, strict=True)),
-                   defs)
-
-
-def _layout(kind: str, graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]
-            ) -> _Layout | str:
-    """The layout of `kind` for R's graph, or why this R has none."""
-    names = graph.variables
-    if kind == "record":
-        st = _fresh("st", taken)
-        return _Layout((st,), tuple((v, f"{st}.{v}") for v in names),
-                       lambda s: (Fn(zip(names, s, strict=True)),))
-    if kind == "history":
-        return _Layout(names, tuple((v, v) for v in names), lambda s: s,
-                       counter=_fresh("aliasSteps", taken))
-    if kind == "derived_dropped":
-        return _derived(graph, mv_names)
-    if kind in ("bool_as_01", "bool_as_strings", "model_values_as_strings"):
-        return _atoms_as(kind, graph, taken, mv_names)
-    raise ValueError(f"unknown representation kind {kind!r}")
-
-
-def _module(layout: _Layout, graph: StateGraph, parts: _Parts, constants: Sequence[str],
+def _module(layout: Layout, graph: StateGraph, parts: _Parts, constants: Sequence[str],
             mv_names: dict[Value, Value], prelude: Sequence[str]) -> str:
     """The text of AliasRep for one layout."""
     one = len(layout.variables) == 1
@@ -433,13 +340,13 @@ def representation_variants(harness: Harness, files: Mapping[str, str], main: st
         vcfg, overrides = _variant_cfg(cfg, files, main, constants)
     except _Unsupported as exc:
         return [unmade(k, f"unsupported: {exc}") for k in kinds]
-    mv_names, mv_defs = _model_values(cfg, constants)
+    mv_names, mv_defs = model_values_named(cfg, constants)
     unnamed = sorted({str(a) for s in graph.states for v in s for a in atoms(v)
                       if isinstance(a, ModelValue) and a not in mv_names})
     out = []
     for kind in kinds:
         taken = set(constants) | standard_names() | TLA_KEYWORDS | set(graph.variables)
-        layout = _layout(kind, graph, taken, mv_names)
+        layout = RULES[kind].layout(graph, taken, mv_names)
         if isinstance(layout, str) or unnamed:
             out.append(unmade(kind, layout if isinstance(layout, str) else
                               f"unsupported: no constant of the cfg names {', '.join(unnamed)}"))

@@ -1,0 +1,171 @@
+"""The registry of representation rules: the ways an output may lay out the reference's state
+that the behavior grade undoes, each with the controls that prove it.
+
+A rule is one `RepresentationRule`: its name, when it applies, how it converts (`layout`: the
+reference's reachable states rewritten into that representation; `representations` turns a
+layout into a spec that behaves exactly like the reference, the rule's positive control, and
+the same layout of a behavior mutant is its negative control), where in the grade the
+conversion is undone (`undone_by`), and the built-in tasks its controls run on in CI
+(`control_tasks`). The control tests (`benchmarks/test_representation_controls.py`) are
+generated from `RULES`; `alias-bench rules` lists them. A new rule is one more entry here with
+its layout function (and, where the grammar lacks it, the piece of `inference` that undoes it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tlc_harness.behavior.graphs import StateGraph
+from tlc_harness.behavior.values import FALSE, TRUE, Bool, Fn, ModelValue, Value, to_tla, translate
+
+MAX_TABLE = 300  # entries of a derived variable's lookup table
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A representation of R's state: the output's variables, R's variables as expressions over
+    them, and the encoding of one R state into the output's values."""
+
+    variables: tuple[str, ...]            # G's variables that take AliasStates' values
+    subs: tuple[tuple[str, str], ...]     # R's variable <- expression over G's state
+    encode: Callable[[tuple[Value, ...]], tuple[Value, ...]]
+    definitions: tuple[str, ...] = ()
+    counter: str | None = None            # history: a step counter modulo 2
+
+
+#: a layout of R's graph given the names taken and how the variant names R's model values;
+#: a string says why this R has no such layout
+LayoutMaker = Callable[[StateGraph, set[str], dict[Value, Value]], "Layout | str"]
+
+
+@dataclass(frozen=True)
+class RepresentationRule:
+    """One representation the grade undoes, and how its controls are made."""
+
+    name: str
+    applies: str                  #: when the rule applies, in words
+    converts: str                 #: what the representation is, in words
+    layout: LayoutMaker           #: the conversion, on R's reachable states
+    undone_by: tuple[str, ...]    #: `module.name` of the grade's pieces that undo it
+    control_tasks: tuple[str, ...]  #: built-in tasks whose reference has this layout (CI)
+
+    def __post_init__(self) -> None:
+        if not self.control_tasks:
+            raise ValueError(f"the rule {self.name} has no control task")
+        if not self.undone_by:
+            raise ValueError(f"the rule {self.name} names nothing in the grade that undoes it")
+
+
+def fresh(base: str, taken: set[str]) -> str:
+    """`base`, or `base_`, `base__`, ... not in `taken` (and taken from now on)."""
+    while base in taken:
+        base += "_"
+    taken.add(base)
+    return base
+
+
+def _record(graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]) -> Layout:
+    names = graph.variables
+    st = fresh("st", taken)
+    return Layout((st,), tuple((v, f"{st}.{v}") for v in names),
+                  lambda s: (Fn(zip(names, s, strict=True)),))
+
+
+def _history(graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]) -> Layout:
+    names = graph.variables
+    return Layout(names, tuple((v, v) for v in names), lambda s: s,
+                  counter=fresh("aliasSteps", taken))
+
+
+def _derived(graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]) -> Layout | str:
+    """R without a variable that is a function of the others, read from a table."""
+    names = graph.variables
+    if len(names) < 2:
+        return "skipped: the reference has one variable"
+    if len(graph) > MAX_TABLE:
+        return f"skipped: a table of {len(graph)} entries (more than {MAX_TABLE})"
+    found = []
+    for d in range(len(names)):
+        table: dict[Value, Value] = {}
+        if all(table.setdefault(Fn.tuple_of(x for i, x in enumerate(s) if i != d), s[d]) == s[d]
+               for s in graph.states):
+            found.append((len(set(table.values())) == 1, d, table))
+    if not found:
+        return "skipped: no variable is a function of the others"
+    _, d, table = min(found, key=lambda c: c[:2])  # a variable that varies, first
+    others = tuple(v for i, v in enumerate(names) if i != d)
+    subs = tuple((v, f"AliasTable[<<{', '.join(others)}>>]" if i == d else v)
+                 for i, v in enumerate(names))
+    pairs = [(to_tla(translate(k, mv_names)), to_tla(translate(v, mv_names)))
+             for k, v in table.items()]
+    text = ("AliasTable == [AliasK \\in {\n    " + ",\n    ".join(k for k, _ in pairs)
+            + "} |-> CASE\n    " + "\n    [] ".join(f"AliasK = {k} -> {v}" for k, v in pairs)
+            + "]")  # an entry a line: tree-sitter parses very long lines slowly
+    return Layout(others, subs, lambda s: tuple(x for i, x in enumerate(s) if i != d), (text,))
+
+
+def _atoms_as(kind: str) -> LayoutMaker:
+    """Variables holding only booleans (0/1, "yes"/"no") or model values (their names)."""
+    mv = kind == "model_values_as_strings"
+
+    def layout(graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]
+               ) -> Layout | str:
+        names, cols = graph.variables, [graph.column(v) for v in graph.variables]
+        hit = [all(isinstance(x, ModelValue if mv else Bool) for x in col) for col in cols]
+        if not any(hit):
+            return f"skipped: no variable holds only {'model values' if mv else 'booleans'}"
+        suffix = {"bool_as_01": "Num", "bool_as_strings": "Str"}.get(kind, "Name")
+        new = tuple(fresh(v + suffix, taken) if h else v for v, h in zip(names, hit, strict=True))
+        true: Value = 1 if kind == "bool_as_01" else "yes"
+        code: dict[Value, Value] = {TRUE: true, FALSE: 0 if kind == "bool_as_01" else "no"}
+        subs = [(v, f"({n} = {to_tla(true)})") for v, n in zip(names, new, strict=True)]
+        defs: tuple[str, ...] = ()
+        if mv:
+            held = sorted({str(x) for col, h in zip(cols, hit, strict=True) if h for x in col})
+            if any(ModelValue(m) not in mv_names for m in held):
+                return "skipped: a model value that the cfg's constants do not name"
+            code = {ModelValue(m): m for m in held}
+            arms = " [] ".join(f'AliasS = "{m}" -> {mv_names[ModelValue(m)]}' for m in held)
+            defs = (f"AliasMV == [AliasS \\in {{{', '.join(to_tla(m) for m in held)}}} |-> "
+                    f"CASE {arms}]",)
+            subs = [(v, f"AliasMV[{n}]") for v, n in zip(names, new, strict=True)]
+        return Layout(new, tuple(s if h else (v, v)
+                                 for s, v, h in zip(subs, names, hit, strict=True)),
+                      lambda s: tuple(code[x] if h else x for x, h in zip(s, hit, strict=True)),
+                      defs)
+
+    return layout
+
+
+RULES: dict[str, RepresentationRule] = {rule.name: rule for rule in (
+    RepresentationRule(
+        "record", "always",
+        "every variable of R is a field of one record variable `st`",
+        _record, ("features.output_features", "features.Part"),
+        ("bank_transfer", "hour_clock", "peterson_mutex")),
+    RepresentationRule(
+        "history", "always",
+        "an auxiliary variable beside R's (a step counter modulo 2) that R's behaviors ignore",
+        _history, ("inference.infer",),
+        ("bank_transfer", "hour_clock", "peterson_mutex")),
+    RepresentationRule(
+        "derived_dropped", "R has a variable that is a function of its others (a table of at "
+        f"most {MAX_TABLE} states)",
+        "that variable is left out; the output's state determines it",
+        _derived, ("inference.infer",),
+        ("lock_server",)),
+    RepresentationRule(
+        "bool_as_01", "R has a variable holding only booleans",
+        "FALSE/TRUE written as 0/1", _atoms_as("bool_as_01"),
+        ("translation.exact_tables",), ("hour_clock",)),
+    RepresentationRule(
+        "bool_as_strings", "R has a variable holding only booleans",
+        'FALSE/TRUE written as the strings "no"/"yes"', _atoms_as("bool_as_strings"),
+        ("translation.exact_tables",), ("hour_clock",)),
+    RepresentationRule(
+        "model_values_as_strings", "R has a variable holding only model values that its cfg's "
+        "constants name",
+        "each model value written as a string of its name", _atoms_as("model_values_as_strings"),
+        ("translation.exact_tables",), ("lock_server",)),
+)}
