@@ -63,6 +63,7 @@ class Reason(enum.StrEnum):
     OVERRIDE_NOT_CARRIED = "override_not_carried"
     UNREADABLE_OUTPUT = "unreadable_output"
     UNSTAGEABLE_OUTPUT = "unstageable_output"
+    SUBSCRIPT_INCOMPLETE = "subscript_incomplete"
     REFERENCE_NO_BEHAVIOR = "reference_no_behavior"
     REFERENCE_RANDOM = "reference_random"
     REFERENCE_CFG = "reference_cfg"
@@ -109,6 +110,8 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
     Reason.OVERRIDE_NOT_CARRIED: (_V.UNDECIDED, "R's cfg defines values the output's run lacks"),
     Reason.UNREADABLE_OUTPUT: (_V.UNDECIDED, "tree-sitter cannot read the output"),
     Reason.UNSTAGEABLE_OUTPUT: (_V.UNDECIDED, "the output cannot be staged for TLC"),
+    Reason.SUBSCRIPT_INCOMPLETE: (_V.UNDECIDED,
+                                  "an `ok` whose output's subscript leaves a variable out"),
     Reason.REFERENCE_NO_BEHAVIOR: (_V.NOT_COVERED, "a constant model"),
     Reason.REFERENCE_RANDOM: (_V.NOT_COVERED, "R draws values at random"),
     Reason.REFERENCE_CFG: (_V.NOT_COVERED, "R's cfg overrides with what no module defines"),
