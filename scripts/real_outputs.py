@@ -36,7 +36,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -55,6 +55,7 @@ BEHAVIOR_COLUMNS = (*(v.value for v in BehaviorVerdict), "error")
 REASON_CHARS = 300
 SHOWN_CHARS = 1500  # of a mapping in the Markdown report (the JSON has all of it)
 ORDER = ("wrappers", "graphs", "auto")   # engines in the report
+DESCRIPTION_STYLES = ("declarative_claude", "intent_claude")
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,9 @@ class Output:
     spec_dir: str
     cfg: str
     benchmark_label: str
+    #: the benchmark's description of the task, where the corpus has one (declarative first):
+    #: the grade checks that the reference writes the names it gives as code
+    description: str | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -87,9 +91,12 @@ def read_outputs(corpus: Path) -> list[Output]:
         models = ref["local_models"]
         own = [m for m in models if m["module"] == ref["module_file"]]
         pick = next((m for m in own if m.get("passes_local_tlc2020")), (own or models)[0])
+        texts = [folder / "descriptions" / style / f"{entry['spec_id']}.txt"
+                 for style in DESCRIPTION_STYLES]
+        description = next((t.read_text(encoding="utf-8") for t in texts if t.is_file()), None)
         outputs.append(Output(str(entry["spec_id"]), entry["model"],
                               folder / entry["generation_path"], ref["spec_dir"], pick["cfg"],
-                              entry["benchmark_verdict"]["label"]))
+                              entry["benchmark_verdict"]["label"], description))
     return outputs
 
 
@@ -151,6 +158,7 @@ class References:
 def _behavior_row(grade: Any) -> dict[str, Any]:
     details = grade.details
     return {"behavior": grade.verdict, "behavior_reason": _cut(grade.reason),
+            "behavior_code": details.get("reason_code"),
             "mapping": details.get("mapping"), "mapping_tla": details.get("mapping_tla"),
             "seconds": round(grade.seconds, 2), "tlc_runs": details.get("tlc_runs"),
             "fallback": _cut(details.get("fallback")) or None}
@@ -162,7 +170,9 @@ def grade_one(harness: Harness, refs: References, coverage: Coverage, out: Outpu
     t0 = time.monotonic()
     row: dict[str, Any] = {"spec_id": out.spec_id, "model": out.model, "engine": engine,
                            "benchmark_label": out.benchmark_label}
-    task_id, variant, runs, why = refs.get(out)
+    task_id, plain, runs, why = refs.get(out)
+    variant = replace(plain, description=out.description) \
+        if plain is not None and out.description else plain
     row.update(reference_task=task_id, reference_runs=runs,
                reference_reason=None if runs else _cut(why))
     reply = out.path.read_text(encoding="utf-8")
@@ -173,8 +183,8 @@ def grade_one(harness: Harness, refs: References, coverage: Coverage, out: Outpu
         if variant is None:
             row.update(parse="not_run", name="not_run", behavior="no_reference", **empty)
         else:
-            if runs:  # timed apart, so that no output's grade carries it
-                coverage.check(variant)
+            if runs and plain is not None:  # timed apart, so that no output's grade carries it
+                coverage.check(plain)
             graded = grade_output(harness, variant, reply, coverage=coverage, behavior=options,
                                   timeout=args.timeout,
                                   grades=("parse", "name", "behavior") if runs else ())

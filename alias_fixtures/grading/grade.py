@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from alias_fixtures.grading.extract import extract_module, forbidden_imports
+from alias_fixtures.tasks.consistency import unwritten_names
 from alias_fixtures.tasks.descriptions import hidden_names
 from alias_fixtures.tasks.variants import Variant
 from reports.schema import GRADES
@@ -78,6 +79,15 @@ class ReferenceCoverage:
         self._seen: dict[tuple[str, str, str], BehaviorResult] = {}
 
     def check(self, variant: Variant) -> BehaviorResult:
+        """The reference's grade against itself, or `not_covered` (`reference_mismatch`) when
+        the description names identifiers the reference never writes (see `consistency`)."""
+        missing = unwritten_names(variant.description, variant.modules, variant.cfg_text,
+                                  variant.rename_map)
+        if missing:
+            return BehaviorResult(BehaviorVerdict.NOT_COVERED, None, (
+                f"the reference is not the task's: the description names {', '.join(missing)}, "
+                f"which no reference module nor its cfg writes"), 0.0,
+                code=Reason.REFERENCE_MISMATCH, engine=self.options.engine)
         key = (variant.task_id, variant.condition, str(sorted(variant.rename_map.items())))
         if key not in self._seen:
             ref = reference_of(variant)
@@ -183,10 +193,12 @@ def _behavior_grade(harness: Harness, variant: Variant, spec: SpecSource,
     if coverage is not None:
         own = coverage.check(variant)
         if not own.passed:
-            return Grade(BehaviorVerdict.NOT_COVERED, False, time.monotonic() - start,
-                         f"the reference fails its own behavior check ({own.verdict}: "
-                         f"{own.reason})", {"covered": False,
-                                            "reason_code": Reason.REFERENCE_SELF_CHECK.value})
+            mismatch = own.code is Reason.REFERENCE_MISMATCH
+            why = own.reason if mismatch else (f"the reference fails its own behavior check "
+                                               f"({own.verdict}: {own.reason})")
+            code = own.code if mismatch else Reason.REFERENCE_SELF_CHECK
+            return Grade(BehaviorVerdict.NOT_COVERED, False, time.monotonic() - start, why,
+                         {"covered": False, "reason_code": str(code)})
     result = grade_behavior(harness, reference_of(variant), dict(spec.files), spec.main, options)
     data = result.to_json()
     data.pop("verdict"), data.pop("passed"), data.pop("reason"), data.pop("seconds")

@@ -69,6 +69,7 @@ class Reason(enum.StrEnum):
     REFERENCE_CFG = "reference_cfg"
     REFERENCE_FAILS = "reference_fails"
     REFERENCE_SELF_CHECK = "reference_self_check"
+    REFERENCE_MISMATCH = "reference_mismatch"
 
     @property
     def verdict(self) -> BehaviorVerdict:
@@ -117,6 +118,9 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
     Reason.REFERENCE_CFG: (_V.NOT_COVERED, "R's cfg overrides with what no module defines"),
     Reason.REFERENCE_FAILS: (_V.NOT_COVERED, "R's own run fails"),
     Reason.REFERENCE_SELF_CHECK: (_V.NOT_COVERED, "R fails the grade against itself"),
+    Reason.REFERENCE_MISMATCH: (_V.NOT_COVERED,
+                                "the description names identifiers R never writes: not the "
+                                "task's reference"),
 }
 
 
