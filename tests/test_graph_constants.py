@@ -1,8 +1,10 @@
 """Values for the output's own constants in the graph engine. A constant the reference lacks may
 take the value of the reference's literal definition of the same name, once the reference's
 constants are put in (`Node == 0 .. N-1`): that value is the reference's, and a failure under
-it is the output's. Any other value is a guess: only an `ok` under it counts, a failure under
-it is `no_mapping`, never a `forward_fail` the grader made up."""
+it is the output's. Any other value is a guess: a failure under it is `no_mapping`, never a
+`forward_fail` the grader made up, and an `ok` under it is `undecided` (`value_guessed`). A
+BOOLEAN the reference has no value for takes each value: `ok` only when every value passes,
+`undecided` (`value_by_trying`) when some do."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import pytest
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.staging import Reference
+from tlc_harness.behavior.verdicts import Reason
 from tlc_harness.source.cfg import parse_cfg
 from tlc_harness.tools.runner import Harness
 
@@ -72,8 +75,11 @@ def test_a_failure_under_a_guessed_value_is_no_mapping(harness: Harness, step: s
     assert "does not fix for Step" in reason
 
 
-def test_an_ok_under_a_guessed_value_counts(harness: Harness) -> None:
-    assert _grade_fixed(harness, "Step - 1")[0] == "ok"
+def test_an_ok_under_a_guessed_value_is_undecided(harness: Harness) -> None:
+    files = {"Out.tla": OUT.format(constants="Node, Step", step="Step - 1")}
+    result = grade_behavior(harness, FIXED_REF, files, "Out", GRAPHS)
+    assert (result.verdict, result.code) == ("undecided", Reason.VALUE_GUESSED), result.reason
+    assert "does not fix for Step (Step = Max)" in result.reason
 
 
 def test_a_reference_constant_given_to_two_output_constants_is_a_guess(harness: Harness) -> None:
@@ -103,10 +109,20 @@ def _grade_flag(harness: Harness, if_true: str, if_false: str, flag: str = "Forw
 
 
 @pytest.mark.parametrize(("if_true", "if_false"), [("1", "2"), ("2", "1")])
-def test_a_boolean_constant_may_take_either_value(harness: Harness, if_true: str,
-                                                  if_false: str) -> None:
-    # the reference has no boolean: whichever value makes the output refine it is its choice
-    assert _grade_flag(harness, if_true, if_false)[0] == "ok"
+def test_an_ok_under_one_boolean_value_only_is_undecided(harness: Harness, if_true: str,
+                                                         if_false: str) -> None:
+    # the reference has no boolean, nor does the task say which value the output means: a
+    # pass under the one value that happens to work was found by trying
+    files = {"Out.tla": BOOL_OUT.format(flag="Forward", if_true=if_true, if_false=if_false)}
+    result = grade_behavior(harness, REF, files, "Out", GRAPHS)
+    assert (result.verdict, result.code) == ("undecided", Reason.VALUE_BY_TRYING), result.reason
+    assert "some values of Forward only" in result.reason
+
+
+def test_an_ok_under_every_boolean_value_stands(harness: Harness) -> None:
+    verdict, reason = _grade_flag(harness, "1", "1")
+    assert verdict == "ok", reason
+    assert "under every value of Forward" in reason
 
 
 def test_a_failure_under_every_boolean_value_is_the_output_s(harness: Harness) -> None:
@@ -152,15 +168,22 @@ def test_a_set_as_large_as_a_reference_number_is_the_reference_s_value(
 
 
 def test_a_boolean_named_as_the_reference_s_keeps_its_value(harness: Harness) -> None:
-    # `Fwd` is the reference's own parameter here: FALSE, as its cfg says, and no other value
+    # `Fwd` is the reference's own parameter here: FALSE, as its cfg says, and no other value;
+    # the output's only BOOLEAN `Forward` plays the role of the reference's only BOOLEAN `Fwd`
     ref_text = RING.replace("CONSTANT N\n", "CONSTANTS N, Fwd\n").replace(
         "(tok + 1)", "(tok + IF Fwd THEN 1 ELSE 2)")
     ref = Reference("Ring", {"Ring.tla": ref_text},
                     parse_cfg("CONSTANTS N = 3\n Fwd = FALSE\nSPECIFICATION Spec\n"))
     inverted = {"Out.tla": BOOL_OUT.format(flag="Fwd", if_true="2", if_false="1")}
     assert grade_behavior(harness, ref, inverted, "Out", GRAPHS).verdict == "forward_fail"
-    renamed = {"Out.tla": BOOL_OUT.format(flag="Forward", if_true="2", if_false="1")}
+    # `Forward` plays the role of `Fwd` (the only BOOLEAN of each): under Fwd's value it passes
+    renamed = {"Out.tla": BOOL_OUT.format(flag="Forward", if_true="1", if_false="2")}
     assert grade_behavior(harness, ref, renamed, "Out", GRAPHS).verdict == "ok"
+    # with the opposite meaning it passes under the other value only: found by trying, and
+    # not a failure either (the output may mean `Backward`)
+    opposite = {"Out.tla": BOOL_OUT.format(flag="Forward", if_true="2", if_false="1")}
+    result = grade_behavior(harness, ref, opposite, "Out", GRAPHS)
+    assert (result.verdict, result.code) == ("undecided", Reason.VALUE_BY_TRYING), result.reason
 
 
 def test_a_count_given_to_a_constant_of_unknown_type_is_a_guess(harness: Harness) -> None:
@@ -267,9 +290,12 @@ def _grade_jump(harness: Harness, nxt: str) -> tuple[str, str]:
     return result.verdict, result.reason
 
 
-def test_a_number_the_reference_lacks_takes_several_values(harness: Harness) -> None:
-    # the reference has no number for `Jump`: 1 is among those tried
-    assert _grade_jump(harness, "tok' = (tok + Jump) % 3")[0] == "ok"
+def test_an_ok_under_one_of_the_numbers_tried_is_undecided(harness: Harness) -> None:
+    # the reference has no number for `Jump`: the output passes under 1 only, a value found
+    # by trying (the task gives none)
+    verdict, reason = _grade_jump(harness, "tok' = (tok + Jump) % 3")
+    assert verdict == "undecided", reason
+    assert "some values of Jump only" in reason
 
 
 def test_a_step_forbidden_under_every_number_tried_is_a_forward_fail(harness: Harness) -> None:

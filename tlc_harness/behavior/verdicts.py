@@ -64,6 +64,8 @@ class Reason(enum.StrEnum):
     UNREADABLE_OUTPUT = "unreadable_output"
     UNSTAGEABLE_OUTPUT = "unstageable_output"
     SUBSCRIPT_INCOMPLETE = "subscript_incomplete"
+    VALUE_BY_TRYING = "value_by_trying"
+    VALUE_GUESSED = "value_guessed"
     REFERENCE_NO_BEHAVIOR = "reference_no_behavior"
     REFERENCE_RANDOM = "reference_random"
     REFERENCE_CFG = "reference_cfg"
@@ -113,6 +115,10 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
     Reason.UNSTAGEABLE_OUTPUT: (_V.UNDECIDED, "the output cannot be staged for TLC"),
     Reason.SUBSCRIPT_INCOMPLETE: (_V.UNDECIDED,
                                   "an `ok` whose output's subscript leaves a variable out"),
+    Reason.VALUE_BY_TRYING: (_V.UNDECIDED,
+                             "an `ok` under some values of a free constant, not under others"),
+    Reason.VALUE_GUESSED: (_V.UNDECIDED,
+                           "an `ok` under values the reference does not fix for a constant"),
     Reason.REFERENCE_NO_BEHAVIOR: (_V.NOT_COVERED, "a constant model"),
     Reason.REFERENCE_RANDOM: (_V.NOT_COVERED, "R draws values at random"),
     Reason.REFERENCE_CFG: (_V.NOT_COVERED, "R's cfg overrides with what no module defines"),

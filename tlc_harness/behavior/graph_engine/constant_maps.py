@@ -55,6 +55,8 @@ class ConstantPlan:
     symbols: frozenset[str] = frozenset()
     #: numeric output constants where the reference has a model value: each number is tried
     standing: frozenset[str] = frozenset()
+    #: BOOLEAN output constants that play a reference constant's role, and its value
+    role_values: Mapping[str, str] = field(default_factory=dict)
 
     def guessed(self, const_map: Mapping[str, str]) -> list[str]:
         """The output constants of `const_map` whose values the reference does not fix: a
@@ -93,10 +95,17 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
     # an unused constant named as a reference constant keeps it (no other takes it)
     unused = unused_constants(staged.out_files, out_consts) - set(usable)
     # a BOOLEAN constant named as a reference constant means it: it keeps its value
+    types = dict(staged.ref_shape.types)
     booleans = tuple(c for c in out_consts if c not in unused and c not in usable
                      and out_types.get(c) == "bool")[:MAX_BOOLEAN_CONSTANTS]
+    # the output's only other BOOLEAN where the reference has one other BOOLEAN constant plays
+    # its role (a renamed parameter): its value is tried first, and an `ok` under it stands;
+    # a failure still needs the other value to fail (the output may mean the opposite)
+    ref_booleans = [c for c in usable if types.get(c) == "bool" and c not in out_consts]
+    role_values = {booleans[0]: literals[ref_booleans[0]].strip()} \
+        if len(booleans) == 1 and len(ref_booleans) == 1 and \
+        literals[ref_booleans[0]].strip() in ("TRUE", "FALSE") else {}
     paired = tuple(c for c in out_consts if c not in unused and c not in booleans)
-    types = dict(staged.ref_shape.types)
     maps = assignments(paired, usable, out_types, types)
     targets = usable
     symbols: dict[str, str] = {}
@@ -149,14 +158,15 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
             swept = swept[:1]
             numbers = numbers[:max(2, MAX_VARIANTS // 2 ** len(booleans))]
         literals.update({n: n for n in numbers})
-        choices = [*[("TRUE", "FALSE")] * len(booleans), *[numbers] * len(swept)]
+        choices = [*[("FALSE", "TRUE") if role_values.get(c) == "FALSE" else ("TRUE", "FALSE")
+                     for c in booleans], *[numbers] * len(swept)]
         groups.append(tuple({**base, **free, **symbols, **dict(zip((*booleans, *swept), choice,
                                                                    strict=True))}
                             for choice in itertools.product(*choices)))
         if len(groups) == MAX_CONSTANT_MAPS:
             break
     return facts(groups=tuple(groups), values=replace(values, literals=literals),
-                 standing=frozenset(standing_all))
+                 standing=frozenset(standing_all), role_values=role_values)
 
 
 def swept_numbers(ref: Reference, literals: Mapping[str, str]) -> tuple[str, ...]:

@@ -63,7 +63,8 @@ from tlc_harness.tools.spec import SpecSource
 #: the retries of the graph engine, in the order they can fire, and what each one does
 RETRIES: dict[str, str] = {
     "values_swept": "an output constant the reference gives no value (a BOOLEAN, a guessed "
-                    "number) takes each value in turn; a failure needs every value to fail",
+                    "number) takes each value in turn; a failure needs every admissible value "
+                    "to fail, an `ok` every admissible value to pass",
     "model_values_for_numbers": "the output's run stops at an evaluation error under a set of "
                                 "numbers the grader chose (`1..N`): the same sizes as model "
                                 "values",
@@ -154,6 +155,7 @@ class GraphGrade:
                               if _written(ref.files, n))})
         plan = plan_constants(ref, staged, values)
         first = None if plan.groups else self.no_constants(staged)
+        guessed_ok: BehaviorResult | None = None
         for n, group in enumerate(plan.groups):
             if n:
                 self.retried("next_constant_map")
@@ -163,20 +165,35 @@ class GraphGrade:
                 # a likelier map failed; a less likely one whose cut TLC cannot run (the
                 # mapping's fault, not the output's) leaves that failure standing
                 continue
-            if isinstance(graded, StepAside) or graded.passed:
+            if isinstance(graded, StepAside):
                 return graded
+            if graded.passed:
+                guessed = [g for g in plan.guessed(group[0]) if g not in _varying(group)]
+                if not guessed:
+                    return graded
+                # an `ok` under values the reference does not fix says nothing; a likelier or
+                # a later map under the reference's own values may decide
+                guessed_ok = guessed_ok or replace(
+                    graded, verdict=BehaviorVerdict.UNDECIDED, code=Reason.VALUE_GUESSED,
+                    reason=f"the output refines the reference only under values the reference "
+                    f"does not fix for {', '.join(guessed)} "
+                    f"({given_text({g: group[0][g] for g in guessed})}): {graded.reason}")
+                continue
             # a forward failure under every number tried is the output's, not the numbers'
             swept = set(graded.details.get("failed_under_every_value", ()))
             guessed = [g for g in plan.guessed(group[0]) if g not in swept]
             if guessed and graded.verdict in FAILURES:
                 # a failure under values the reference does not fix may be the values' fault
-                graded = replace(graded, verdict=BehaviorVerdict.NO_MAPPING, code=Reason.CONSTANT_UNJUSTIFIED,
-                                 reason=(
-                    f"under values the reference does not fix for {', '.join(guessed)} "
-                    f"({given_text({g: group[0][g] for g in guessed})}): {graded.verdict}: "
-                    f"{graded.reason}"))
+                graded = replace(graded, verdict=BehaviorVerdict.NO_MAPPING,
+                                 code=Reason.CONSTANT_UNJUSTIFIED, reason=(
+                                     f"under values the reference does not fix for "
+                                     f"{', '.join(guessed)} "
+                                     f"({given_text({g: group[0][g] for g in guessed})}): "
+                                     f"{graded.verdict}: {graded.reason}"))
             if first is None or _further(graded, first):  # a map that got further wins
                 first = graded
+        if guessed_ok is not None and (first is None or first.verdict not in FAILURES):
+            first = guessed_ok  # no map under the reference's own values decides
         assert first is not None
         if overrides and self.job.options.engine == "auto":
             # the output's own run cannot carry these; TLC's wrappers can (an `ok` is
@@ -213,10 +230,13 @@ class GraphGrade:
             if n:
                 self.retried("values_swept")
             graded = self.under(staged, plan, plan.values, const_map, ref_graph)
-            if isinstance(graded, StepAside) or graded.passed or len(group) == 1:
+            if isinstance(graded, StepAside) or len(group) == 1:
                 return graded
+            if graded.passed:
+                return self.passed_under_every_value(staged, plan, group, n, graded, results,
+                                                     ref_graph)
             results.append(graded)
-        varying = [g for g in group[0] if len({m[g] for m in group}) > 1]
+        varying = _varying(group)
         tried = "; ".join(f"{g} in {{{', '.join(dict.fromkeys(m[g] for m in group))}}}"
                           for g in varying)
         failed = [r for r in results if r.verdict in FAILURES]
@@ -236,6 +256,37 @@ class GraphGrade:
                 f"{best.verdict} under some values of {', '.join(varying)} ({tried}), no "
                 f"mapping under others: {best.reason}"), **self.totals())
         return replace(best, **self.totals())
+
+    def passed_under_every_value(self, staged: Staged, plan: ConstantPlan,
+                                 group: tuple[dict[str, str], ...], n: int,
+                                 graded: BehaviorResult, before: list[BehaviorResult],
+                                 ref_graph: StateGraph) -> BehaviorResult | StepAside:
+        """An `ok` under the `n`-th value of the group's free constants stands only when every
+        value the output's ASSUME admits passes (the output is then right whichever value a
+        user gives it); an `ok` under some values only was found by trying, and says nothing:
+        `undecided` (`value_by_trying`)."""
+        varying = _varying(group)
+        if all(plan.role_values.get(g) == group[n][g] for g in varying):
+            return graded  # under the values of the reference constants whose roles they play
+        other = next((r for r in before if not r.details.get("assume_rejected")), None)
+        for const_map in group[n + 1:] if other is None else ():
+            self.retried("values_swept")
+            more = self.under(staged, plan, plan.values, const_map, ref_graph)
+            if isinstance(more, StepAside):
+                return more
+            if not more.passed and not more.details.get("assume_rejected"):
+                other = more
+                break
+        tried = "; ".join(f"{g} in {{{', '.join(dict.fromkeys(m[g] for m in group))}}}"
+                          for g in varying)
+        if other is None:
+            return replace(graded, reason=f"{graded.reason}, under every value of "
+                           f"{', '.join(varying)} ({tried})", **self.totals())
+        return replace(graded, verdict=BehaviorVerdict.UNDECIDED, code=Reason.VALUE_BY_TRYING,
+                       reason=f"the output refines the reference under some values of "
+                       f"{', '.join(varying)} only ({tried}; another gives {other.verdict}): "
+                       f"neither the task nor the reference gives the value, so the pass was "
+                       f"found by trying ({graded.reason})", **self.totals())
 
     def totals(self) -> dict[str, Any]:
         """The grade's TLC runs and seconds so far (a grade over several values sums them)."""
@@ -397,6 +448,11 @@ def _written(files: Mapping[str, str], name: str) -> bool:
     """Whether a reference module writes `name` anywhere."""
     word = re.compile(rf"\b{re.escape(name)}\b")
     return any(word.search(text) for file, text in files.items() if file.endswith(".tla"))
+
+
+def _varying(group: tuple[dict[str, str], ...]) -> list[str]:
+    """The output constants whose values the maps of a group sweep."""
+    return [g for g in group[0] if len({m[g] for m in group}) > 1]
 
 
 def _progress(result: BehaviorResult) -> int:
