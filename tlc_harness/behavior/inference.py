@@ -27,6 +27,7 @@ from tlc_harness.behavior.features import Feature, Part, hides_identities, outpu
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.translation import Hints, Table, TextBuilder, atom_hints, exact_tables, loose_table
 from tlc_harness.behavior.values import FALSE, TRUE, Fn, Value, kind_of, to_tla, translate
+from tlc_harness.behavior.verdicts import BehaviorVerdict
 
 MAX_NODES = 20_000        # partial assignments tried
 MAX_FULL = 60             # full assignments checked on the graphs
@@ -48,7 +49,7 @@ class Choice:
 class Inferred:
     """The search's outcome: `verdict` ok, forward_fail, reverse_fail, no_mapping, undecided."""
 
-    verdict: str
+    verdict: BehaviorVerdict
     reason: str
     variables: dict[str, str] = field(default_factory=dict)   # R variable -> TLA+ over G
     definitions: list[str] = field(default_factory=list)
@@ -220,7 +221,7 @@ def infer(out: StateGraph, ref: StateGraph, *, seconds: float = 60.0,
     if len(plain) < len(feats):
         quick = _Search(out, ref, started, seconds, deadlock)
         found = _assign(quick, plain, reverse_budget)
-        if found is not None and found[0] is not None and found[0].verdict == "ok":
+        if found is not None and found[0] is not None and found[0].verdict is BehaviorVerdict.OK:
             return found[0]
     search = _Search(out, ref, started, seconds, deadlock)
     found = _assign(search, feats, reverse_budget)
@@ -229,7 +230,7 @@ def infer(out: StateGraph, ref: StateGraph, *, seconds: float = 60.0,
     if result is not None:
         return result
     if search.out_of_budget() and not search.first_failure:
-        return Inferred("undecided", f"the mapping search ran out of its budget "
+        return Inferred(BehaviorVerdict.UNDECIDED, f"the mapping search ran out of its budget "
                         f"({search.nodes} partial mappings, {search.full} full ones)",
                         tried=search.full)
     return _closest(search, roots, leaves, choices, feats, reverse_budget)
@@ -249,11 +250,11 @@ def plain_failure(out: StateGraph, ref: StateGraph, variables: dict[str, str], *
         return None
     fwd = checks.forward(out, ref, image)
     if not fwd.ok:
-        return Inferred("forward_fail", _fail_text(fwd), image=image, counterexample=fwd)
+        return Inferred(BehaviorVerdict.FORWARD_FAIL, _fail_text(fwd), image=image, counterexample=fwd)
     rev = checks.reverse(out, ref, image, budget=reverse_budget)
     if rev.ok or rev.limited:
         return None
-    return Inferred("reverse_fail", "the output allows too few behaviors: " + rev.why,
+    return Inferred(BehaviorVerdict.REVERSE_FAIL, "the output allows too few behaviors: " + rev.why,
                     dict(variables), image=image, counterexample=rev)
 
 
@@ -332,7 +333,7 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
     rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget)
     if not rev.ok:
         if rev.limited:
-            return Inferred("undecided", rev.why, image=image, tried=search.full)
+            return Inferred(BehaviorVerdict.UNDECIDED, rev.why, image=image, tried=search.full)
         if search.first_failure is None or not search.first_failure.ref_path:
             search.first_failure = rev
         if search.passed_forward is None:  # the likeliest mapping that holds forward
@@ -351,7 +352,7 @@ def _mapping(roots: list[Part], chosen: dict[int, Choice], assigned: list[tuple[
         if text is None:
             return None
         variables[root.path] = text
-    return Inferred("ok", "refines both ways on the state graphs", variables,
+    return Inferred(BehaviorVerdict.OK, "refines both ways on the state graphs", variables,
                     texts.definitions, sorted(texts.model_values), image, None, tried, hidden)
 
 
@@ -418,12 +419,12 @@ def _closest(search: _Search, roots: list[Part], leaves: list[Part],
     """No exact mapping: classify with the closest candidates and keep a counterexample."""
     if search.passed_forward is not None:
         held = search.passed_forward
-        return Inferred("reverse_fail", "the output allows too few behaviors: under every "
+        return Inferred(BehaviorVerdict.REVERSE_FAIL, "the output allows too few behaviors: under every "
                         "mapping that passes forward, a reference behavior has no "
                         "counterpart", held.variables, held.definitions, held.model_values,
                         counterexample=search.first_failure, tried=search.full)
     if search.first_failure is not None:
-        return Inferred("forward_fail", _fail_text(search.first_failure),
+        return Inferred(BehaviorVerdict.FORWARD_FAIL, _fail_text(search.first_failure),
                         counterexample=search.first_failure, tried=search.full,
                         failed_under=search.failed_under)
     whole = [Part(v, search.ref.column(v)) for v in search.ref.variables]
@@ -432,7 +433,7 @@ def _closest(search: _Search, roots: list[Part], leaves: list[Part],
         if all(loose.values()):
             return _closest_try(search, plan_roots, plan_leaves, loose, reverse_budget)
     missing = [p.path for p in leaves if not _loose(p, feats) and not choices[id(p)]]
-    return Inferred("no_mapping", "nothing in the output's state corresponds to the "
+    return Inferred(BehaviorVerdict.NO_MAPPING, "nothing in the output's state corresponds to the "
                     f"reference's {', '.join(missing)} (no variable, field or component "
                     "with values of that kind)", tried=search.full)
 
@@ -466,11 +467,11 @@ def _closest_try(search: _Search, roots: list[Part], leaves: list[Part],
         rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget)
         if rev.ok:  # both hold only for an exact image, which the search has seen
             continue
-        return Inferred("reverse_fail", "the output allows too few behaviors: "
+        return Inferred(BehaviorVerdict.REVERSE_FAIL, "the output allows too few behaviors: "
                         + rev.why, counterexample=rev, tried=search.full,
                         failed_under=_mapping(roots, chosen, [], image, search.full))
     failure = search.first_failure
-    return Inferred("forward_fail", _fail_text(failure) if failure else
+    return Inferred(BehaviorVerdict.FORWARD_FAIL, _fail_text(failure) if failure else
                     "no mapping makes the output's behaviors the reference's",
                     counterexample=failure, tried=search.full,
                     failed_under=search.failed_under if failure else None)

@@ -8,12 +8,12 @@ from __future__ import annotations
 from tlc_harness.behavior.inference import Inferred
 from tlc_harness.behavior.search import Candidate, assignments
 from tlc_harness.behavior.staging import Staged
-from tlc_harness.behavior.verdicts import FAILURES
+from tlc_harness.behavior.verdicts import FAILURES, BehaviorVerdict
 
 
 def failing_mapping(inferred: Inferred, const_map: dict[str, str]) -> Candidate | None:
     """The mapping a failure on the graphs was found under (None: not a failure, or none)."""
-    held = (inferred if inferred.verdict == "reverse_fail" and inferred.variables
+    held = (inferred if inferred.verdict == BehaviorVerdict.REVERSE_FAIL and inferred.variables
             else inferred.failed_under)
     if held is None or inferred.verdict not in FAILURES:
         return None

@@ -81,8 +81,10 @@ RETRIES: dict[str, str] = {
 _WRAPPER_TROUBLE = frozenset({Verdict.PARSE_ERROR, Verdict.CONFIG_BIND_FAIL,
                               Verdict.EVAL_ERROR})
 #: codes of the failures the in-memory search reports, by verdict
-_INFERRED = {"forward_fail": Reason.GRAPH_FORWARD, "reverse_fail": Reason.GRAPH_REVERSE,
-             "no_mapping": Reason.NO_CANDIDATE, "undecided": Reason.SEARCH_BUDGET}
+_INFERRED = {BehaviorVerdict.FORWARD_FAIL: Reason.GRAPH_FORWARD,
+             BehaviorVerdict.REVERSE_FAIL: Reason.GRAPH_REVERSE,
+             BehaviorVerdict.NO_MAPPING: Reason.NO_CANDIDATE,
+             BehaviorVerdict.UNDECIDED: Reason.SEARCH_BUDGET}
 _LIMITS = frozenset(v.value for v in LIMIT_VERDICTS)
 
 
@@ -241,7 +243,7 @@ class GraphGrade:
                           for g in varying)
         failed = [r for r in results if r.verdict in FAILURES]
         rejected = [r for r in results if r.details.get("assume_rejected")]
-        forward = [r for r in results if r.verdict == "forward_fail"]
+        forward = [r for r in results if r.verdict == BehaviorVerdict.FORWARD_FAIL]
         if failed and len(failed) + len(rejected) == len(results):
             shown = (forward or failed)[0]
             return replace(shown, reason=f"under every value of {', '.join(varying)} "
@@ -377,7 +379,7 @@ class GraphGrade:
                          deadlock=deadlock)
         self.facts["inference_seconds"] = round(time.monotonic() - t0, 3)
         self.facts["mappings_checked"] = inferred.tried
-        if bounded and inferred.verdict != "ok":
+        if bounded and inferred.verdict != BehaviorVerdict.OK:
             # an `ok` holds however G's graph was cut (its states are reachable, and TLC's
             # confirming run cuts under the mapping found); a failure holds under the mapping
             # G's graph was cut under, so it counts when found under that very mapping (G is
@@ -403,12 +405,12 @@ class GraphGrade:
                                        f"{inferred.verdict} under another mapping than the "
                                        f"cut's: {inferred.reason}", Reason.CONSTRAINT_CUT)
         failed = None
-        if inferred.verdict != "ok":
-            failed = self.result(BehaviorVerdict(inferred.verdict), inferred.reason,
+        if inferred.verdict != BehaviorVerdict.OK:
+            failed = self.result(inferred.verdict, inferred.reason,
                                  _INFERRED[inferred.verdict],
                                  trace=trace(inferred, out_graph, ref_graph),
                                  details={"trace_of": trace_of(inferred)})
-            if inferred.verdict != "reverse_fail" or not inferred.variables:
+            if inferred.verdict != BehaviorVerdict.REVERSE_FAIL or not inferred.variables:
                 return failed
         cand = Candidate(inferred.variables, const_map, tuple(inferred.definitions),
                          labels=False, model_values=tuple(inferred.model_values))
@@ -465,6 +467,6 @@ def _progress(result: BehaviorResult) -> int:
 def _further(graded: BehaviorResult, first: BehaviorResult) -> bool:
     """Whether `graded` replaces `first` as the grade to report: the first failure stays;
     among the rest the one that got further (an ASSUME's rejection says least)."""
-    if first.verdict != "no_mapping":
+    if first.verdict != BehaviorVerdict.NO_MAPPING:
         return False
-    return graded.verdict != "no_mapping" or _progress(graded) > _progress(first)
+    return graded.verdict != BehaviorVerdict.NO_MAPPING or _progress(graded) > _progress(first)
