@@ -41,7 +41,8 @@ def _output_subscripts(text: str) -> tuple[str, Subscripts] | None:
         files = {name: blank_comments(body) for name, body in files.items()}
     shape = spec_shape(files, found.module_name)
     spec = entry_points(shape, files, NOBODY)[2]
-    return (spec, spec_subscripts(files, spec, shape.variables)) if spec else None
+    return (spec, spec_subscripts(files, spec, shape.variables, found.module_name)) \
+        if spec else None
 
 
 def _rows(corpus: Path) -> Iterator[tuple[str, str, str, Subscripts, str]]:
@@ -69,7 +70,8 @@ def _rows(corpus: Path) -> Iterator[tuple[str, str, str, Subscripts, str]]:
     for task in tasks:
         if task.cfg.specification:
             shape = spec_shape(dict(task.modules), task.main_module)
-            subs = spec_subscripts(dict(task.modules), task.cfg.specification, shape.variables)
+            subs = spec_subscripts(dict(task.modules), task.cfg.specification, shape.variables,
+                                   task.main_module)
             if not subs.complete:
                 yield "reference", task.id, task.cfg.specification, subs, "-"
 

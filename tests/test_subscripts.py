@@ -62,6 +62,19 @@ def test_a_definition_the_body_reader_runs_into_is_cut_off() -> None:
     assert spec_subscripts({"M.tla": text}, "Spec", ["on", "count"]).complete
 
 
+def test_only_the_main_module_and_what_it_extends_are_read() -> None:
+    # a module the output INSTANCEs may define its own `Spec` and `vars` over other variables
+    inner = LAMP.format(name="Inner", sub="vars")
+    outer = ("---- MODULE Outer ----\nVARIABLE st\nI == INSTANCE Inner WITH on <- st.on, "
+             "count <- st.count\nInit == I!Init\nNext == I!Next\n"
+             "Spec == Init /\\ [][Next]_<<st>>\n====\n")
+    files = {"Inner.tla": inner, "Outer.tla": outer}
+    assert spec_subscripts(files, "Spec", ["st"], "Outer").complete
+    extended = outer.replace("VARIABLE st", "EXTENDS Naturals\nVARIABLE st").replace(
+        "[][Next]_<<st>>", "[][Next]_vars").replace("Spec ==", "vars == <<st>>\nSpec ==")
+    assert spec_subscripts({**files, "Outer.tla": extended}, "Spec", ["st"], "Outer").complete
+
+
 def test_an_omission_is_justified_only_by_the_same_omission_of_the_reference() -> None:
     out = Subscripts(frozenset({"c"}))
     assert unjustified_omission(out, Subscripts(frozenset({"count"})), {"count": "c"}) is None

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from tlc_harness.behavior.staging import Reference, definition_body, stage_output
 from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason
+from tlc_harness.source.identifiers import analyze_module
 from tlc_harness.source.tokens import blank_comments
 
 #: where a `[][A]_v` starts
@@ -141,12 +142,29 @@ def _formula_texts(files: Mapping[str, str], name: str) -> list[str]:
     return bodies
 
 
-def spec_subscripts(files: Mapping[str, str], spec: str, variables: Sequence[str]
-                    ) -> Subscripts:
+def in_scope(files: Mapping[str, str], main: str) -> dict[str, str]:
+    """The modules whose definitions module `main` sees by name: itself and the modules it
+    EXTENDS, transitively (an INSTANCEd module's definitions are not its own)."""
+    scope: dict[str, str] = {}
+    todo = [main]
+    while todo:
+        name = todo.pop()
+        text = files.get(f"{name}.tla")
+        if text is None or f"{name}.tla" in scope:
+            continue
+        scope[f"{name}.tla"] = text
+        todo += analyze_module(text).extends
+    return scope
+
+
+def spec_subscripts(files: Mapping[str, str], spec: str, variables: Sequence[str],
+                    main: str | None = None) -> Subscripts:
     """The subscripts of the specification formula `spec` (and of the temporal definitions it
-    names) against the module's `variables`."""
+    names) against the module's `variables`; `main`: the module `spec` is read in (the files
+    it does not EXTEND are left out), else every file."""
     declared = frozenset(variables)
-    files = {name: blank_comments(text) for name, text in files.items()}
+    files = {name: blank_comments(text)
+             for name, text in (in_scope(files, main) if main else files).items()}
     omitted: set[str] = set()
     unreadable: list[str] = []
     for body in _formula_texts(files, spec):
@@ -190,9 +208,10 @@ def justify_ok(result: BehaviorResult, ref: Reference, out_files: Mapping[str, s
     staged = stage_output(out_files, out_main, ref)
     if staged.out_spec is None:  # graded from Init and Next: TLC's steps are the formula's
         return result
-    out = spec_subscripts(staged.out_files, staged.out_spec, staged.out_shape.variables)
-    ref_subs = (spec_subscripts(ref.files, ref.cfg.specification, staged.ref_shape.variables)
-                if ref.cfg.specification else Subscripts(frozenset()))
+    out = spec_subscripts(staged.out_files, staged.out_spec, staged.out_shape.variables,
+                          staged.out_main)
+    ref_subs = (spec_subscripts(ref.files, ref.cfg.specification, staged.ref_shape.variables,
+                                ref.main) if ref.cfg.specification else Subscripts(frozenset()))
     variables = (result.mapping or {}).get("variables", {})
     why = unjustified_omission(out, ref_subs, variables)
     if why is None:
