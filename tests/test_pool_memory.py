@@ -33,3 +33,35 @@ def test_worker_out_of_memory_is_rerun_in_a_fresh_jvm(tmp_path: Path,
     assert result.verdict is Verdict.OK
     assert result.backend == "fresh"
     assert any("exit 3" in note for note in result.notes)
+
+
+def test_worker_stalled_before_sany_finished_is_rerun_in_a_fresh_jvm(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a worker that times out before TLC's SANY said it finished stalled itself: parsing a
+    # module takes seconds, so the time-out is not the spec's
+    def stalled(request: dict[str, str], timeout: float) -> WorkerReply:
+        Path(request["out"]).write_text("@!@!@STARTMSG 2262:0 @!@!@\nTLC2\n"
+                                        "@!@!@ENDMSG 2262 @!@!@\nParsing file M.tla\n")
+        return WorkerReply(None, timeout, timed_out=True)
+
+    with Harness(backend="pool", tmp_root=str(tmp_path)) as h:
+        monkeypatch.setattr(h, "_pool_call", stalled)
+        result = h.check(OK)
+    assert result.verdict is Verdict.OK
+    assert result.backend == "fresh"
+    assert any("stalled" in note for note in result.notes)
+
+
+def test_a_time_out_while_checking_stays_a_time_out(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    def slow(request: dict[str, str], timeout: float) -> WorkerReply:
+        Path(request["out"]).write_text("@!@!@STARTMSG 2219:0 @!@!@\nSANY finished.\n"
+                                        "@!@!@ENDMSG 2219 @!@!@\n@!@!@STARTMSG 2185:0 @!@!@\n"
+                                        "Starting...\n@!@!@ENDMSG 2185 @!@!@\n")
+        return WorkerReply(None, timeout, timed_out=True)
+
+    with Harness(backend="pool", tmp_root=str(tmp_path)) as h:
+        monkeypatch.setattr(h, "_pool_call", slow)
+        result = h.check(OK)
+    assert result.verdict is Verdict.TIMEOUT
+    assert result.backend == "pool"

@@ -20,7 +20,7 @@ from typing import Any
 
 from tlc_harness.source.cfg import ModelConfig, compat_for_legacy_tlc, format_cfg, parse_cfg
 from tlc_harness.tools.cds import archive_for
-from tlc_harness.tools.interpret import interpret_tlc
+from tlc_harness.tools.interpret import SANY_FINISHED, interpret_tlc
 from tlc_harness.tools.library import ModuleLibrary, bundled_library
 from tlc_harness.tools.pool import JvmPool, WorkerReply, WorkerUnavailable
 from tlc_harness.tools.process import read_tail, run_process
@@ -252,7 +252,12 @@ class Harness:
                     notes.append(f"JVM worker error: {answer['error']}")
                 result = self._interpret(out, answer.get("rc"), reply.seconds,
                                          reply.timed_out, model, args, "pool", notes, used)
-                return _with_graph(result, dump, read_graph)
+                if not (reply.timed_out and SANY_FINISHED not in result.message_codes):
+                    return _with_graph(result, dump, read_graph)
+                # parsing takes seconds, not the whole time limit: the worker stalled, not
+                # the spec; a fresh JVM decides
+                notes.append(f"JVM worker stalled before SANY finished ({reply.seconds:.0f} s);"
+                             " re-ran in a fresh JVM")
             with contextlib.suppress(FileNotFoundError):
                 out.unlink()
             shutil.rmtree(run / "meta", ignore_errors=True)
