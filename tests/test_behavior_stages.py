@@ -168,6 +168,37 @@ def test_the_constant_plan_leaves_the_values_it_is_given_unchanged() -> None:
         plan.groups = ()  # type: ignore[misc]
 
 
+@pytest.mark.parametrize(("flags", "ref_flags", "first", "stands"), [
+    # one BOOLEAN each: the reference's value comes first and an `ok` under it stands
+    (("Dbg",), {"Fwd": "FALSE"}, {"Dbg": "FALSE"}, [True, False]),
+    # two each, both TRUE (a renamed pair of failure switches): TRUE, TRUE only
+    (("A", "B"), {"F": "TRUE", "G": "TRUE"}, {"A": "TRUE", "B": "TRUE"},
+     [True, False, False, False]),
+    # TRUE and FALSE: either way round is a pairing of the output's with the reference's
+    (("A", "B"), {"F": "TRUE", "G": "FALSE"}, {"A": "TRUE", "B": "FALSE"},
+     [True, True, False, False]),
+    # an output BOOLEAN more than the reference has: none of its values is the reference's
+    (("A", "B"), {"F": "TRUE"}, {"A": "TRUE", "B": "TRUE"}, [False] * 4),
+])
+def test_boolean_values_of_reference_constants_come_first_and_stand(
+        flags: tuple[str, ...], ref_flags: dict[str, str], first: dict[str, str],
+        stands: list[bool]) -> None:
+    declared = ", ".join(("Max", *ref_flags))
+    ref_text = COUNTER.replace("CONSTANT Max", f"CONSTANTS {declared}").replace(
+        "x < Max", "x < Max /\\ " + " /\\ ".join(f"({f} \\/ ~{f})" for f in ref_flags))
+    cfg = ModelConfig(constants=(("Max", "3"), *ref_flags.items()), specification="Spec")
+    ref = Reference("Counter", {"Counter.tla": ref_text}, cfg)
+    out = COUNTER.replace("Counter", "Other").replace(
+        "CONSTANT Max", f"CONSTANTS Limit, {', '.join(flags)}").replace(
+        "x < Max", "x < Limit /\\ " + " /\\ ".join(f"({f} \\/ ~{f})" for f in flags))
+    values, unsupported = constant_values(ref)
+    assert unsupported is None
+    plan = plan_constants(ref, stage_output({"Other.tla": out}, "Other", ref), values)
+    group = plan.groups[0]
+    assert {f: group[0][f] for f in flags} == first
+    assert [plan.plays_roles(m) for m in group] == stands
+
+
 def test_no_constant_map_is_an_empty_plan() -> None:
     out = COUNTER.replace("Counter", "Other").replace("CONSTANT Max", "CONSTANTS A, B, C")
     out = out.replace("x < Max /\\ x' = x + 1", "x' \\in A \\cup B \\cup C")

@@ -55,8 +55,16 @@ class ConstantPlan:
     symbols: frozenset[str] = frozenset()
     #: numeric output constants where the reference has a model value: each number is tried
     standing: frozenset[str] = frozenset()
-    #: BOOLEAN output constants that play a reference constant's role, and its value
-    role_values: Mapping[str, str] = field(default_factory=dict)
+    #: the output's BOOLEAN constants that take TRUE and FALSE in turn
+    booleans: tuple[str, ...] = ()
+    #: the reference's BOOLEAN constants (cfg value TRUE or FALSE) whose roles they may play
+    ref_booleans: Mapping[str, str] = field(default_factory=dict)
+
+    def plays_roles(self, const_map: Mapping[str, str]) -> bool:
+        """Whether the values `const_map` gives the output's BOOLEAN constants are those of
+        reference BOOLEAN constants it pairs with no other output constant, each its own (a
+        renamed parameter keeps the reference's value): an `ok` under them stands."""
+        return _plays_roles(const_map, self.booleans, self.ref_booleans)
 
     def guessed(self, const_map: Mapping[str, str]) -> list[str]:
         """The output constants of `const_map` whose values the reference does not fix: a
@@ -98,13 +106,12 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
     types = dict(staged.ref_shape.types)
     booleans = tuple(c for c in out_consts if c not in unused and c not in usable
                      and out_types.get(c) == "bool")[:MAX_BOOLEAN_CONSTANTS]
-    # the output's only other BOOLEAN where the reference has one other BOOLEAN constant plays
-    # its role (a renamed parameter): its value is tried first, and an `ok` under it stands;
-    # a failure still needs the other value to fail (the output may mean the opposite)
-    ref_booleans = [c for c in usable if types.get(c) == "bool" and c not in out_consts]
-    role_values = {booleans[0]: literals[ref_booleans[0]].strip()} \
-        if len(booleans) == 1 and len(ref_booleans) == 1 and \
-        literals[ref_booleans[0]].strip() in ("TRUE", "FALSE") else {}
+    # each of these may play the role of a reference BOOLEAN constant (a renamed parameter):
+    # values that are those of reference constants, one each, are tried first, and an `ok`
+    # under them stands; a failure still needs every value to fail (the output may mean the
+    # opposite)
+    ref_booleans = {c: literals[c].strip() for c in usable if c not in out_consts
+                    and literals[c].strip() in ("TRUE", "FALSE")}
     paired = tuple(c for c in out_consts if c not in unused and c not in booleans)
     maps = assignments(paired, usable, out_types, types)
     targets = usable
@@ -158,15 +165,18 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
             swept = swept[:1]
             numbers = numbers[:max(2, MAX_VARIANTS // 2 ** len(booleans))]
         literals.update({n: n for n in numbers})
-        choices = [*[("FALSE", "TRUE") if role_values.get(c) == "FALSE" else ("TRUE", "FALSE")
-                     for c in booleans], *[numbers] * len(swept)]
-        groups.append(tuple({**base, **free, **symbols, **dict(zip((*booleans, *swept), choice,
-                                                                   strict=True))}
-                            for choice in itertools.product(*choices)))
+        choices = [*[("TRUE", "FALSE")] * len(booleans), *[numbers] * len(swept)]
+        variants = [{**base, **free, **symbols, **dict(zip((*booleans, *swept), choice,
+                                                           strict=True))}
+                    for choice in itertools.product(*choices)]
+        # values the reference's own constants give come first (a stable sort)
+        groups.append(tuple(sorted(variants, key=lambda m: not _plays_roles(
+            m, booleans, ref_booleans))))
         if len(groups) == MAX_CONSTANT_MAPS:
             break
     return facts(groups=tuple(groups), values=replace(values, literals=literals),
-                 standing=frozenset(standing_all), role_values=role_values)
+                 standing=frozenset(standing_all), booleans=booleans,
+                 ref_booleans=ref_booleans)
 
 
 def swept_numbers(ref: Reference, literals: Mapping[str, str]) -> tuple[str, ...]:
@@ -182,6 +192,16 @@ def swept_numbers(ref: Reference, literals: Mapping[str, str]) -> tuple[str, ...
         found.update(int(n) for n in re.findall(r"(?<![\w.])\d(?![\w.])", code))
     small = sorted(found)[:MAX_SWEPT_VALUES]
     return tuple(str(n) for n in small)
+
+
+def _plays_roles(const_map: Mapping[str, str], booleans: tuple[str, ...],
+                 ref_booleans: Mapping[str, str]) -> bool:
+    """Whether the output `booleans`' values in `const_map` can be matched one to one with
+    values of reference BOOLEAN constants that no output constant is paired with."""
+    if not booleans:
+        return False
+    free = Counter(v for r, v in ref_booleans.items() if r not in const_map.values())
+    return not Counter(const_map[b] for b in booleans) - free
 
 
 def _is_pluscal(ref: Reference) -> bool:

@@ -268,10 +268,18 @@ class GraphGrade:
         user gives it); an `ok` under some values only was found by trying, and says nothing:
         `undecided` (`value_by_trying`)."""
         varying = _varying(group)
-        if all(plan.role_values.get(g) == group[n][g] for g in varying):
-            return graded  # under the values of the reference constants whose roles they play
+        if plan.plays_roles(group[n]):
+            # BOOLEAN values of the reference constants whose roles they play: they stand,
+            # and only the other constants' values must pass whichever they are
+            same = [m for m in group if all(m[b] == group[n][b] for b in plan.booleans)]
+            varying = [g for g in varying if g not in plan.booleans]
+            if not varying:
+                return graded
+        else:
+            same = list(group)
+        before = [r for m, r in zip(group, before) if m in same]
         other = next((r for r in before if not r.details.get("assume_rejected")), None)
-        for const_map in group[n + 1:] if other is None else ():
+        for const_map in [m for m in group[n + 1:] if m in same] if other is None else ():
             self.retried("values_swept")
             more = self.under(staged, plan, plan.values, const_map, ref_graph)
             if isinstance(more, StepAside):
@@ -279,7 +287,7 @@ class GraphGrade:
             if not more.passed and not more.details.get("assume_rejected"):
                 other = more
                 break
-        tried = "; ".join(f"{g} in {{{', '.join(dict.fromkeys(m[g] for m in group))}}}"
+        tried = "; ".join(f"{g} in {{{', '.join(dict.fromkeys(m[g] for m in same))}}}"
                           for g in varying)
         if other is None:
             return replace(graded, reason=f"{graded.reason}, under every value of "
