@@ -277,7 +277,7 @@ class GraphGrade:
                 return graded
         else:
             same = list(group)
-        before = [r for m, r in zip(group, before) if m in same]
+        before = [r for m, r in zip(group[:n], before, strict=True) if m in same]
         other = next((r for r in before if not r.details.get("assume_rejected")), None)
         for const_map in [m for m in group[n + 1:] if m in same] if other is None else ():
             self.retried("values_swept")
