@@ -46,7 +46,7 @@ def build_tiny_model(folder: Path, texts: list[str]) -> None:
         vocab_size=600, special_tokens=[special], show_progress=False,
         initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet())
     bpe.train_from_iterator(texts, trainer=trainer)
-    tokenizer = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]
+    tokenizer = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call, unused-ignore]
         tokenizer_object=bpe, bos_token=special, eos_token=special)
     tokenizer.save_pretrained(folder)
     eos = tokenizer.convert_tokens_to_ids(special)
