@@ -15,6 +15,7 @@ from dataclasses import replace
 from tlc_harness.behavior.graph_engine import GraphEngine
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.policy import POLICIES, Engine, Job, StepAside
+from tlc_harness.behavior.reverse_liveness import require_reverse_liveness
 from tlc_harness.behavior.staging import Reference, system_model
 from tlc_harness.behavior.subscripts import justify_ok
 from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason
@@ -53,8 +54,9 @@ def grade_behavior(harness: Harness, ref: Reference, out_files: Mapping[str, str
                                   code=Reason.UNREADABLE_OUTPUT)
     ref, system = system_model(ref)
     try:
-        result = justify_ok(run_policy(Job(harness, ref, out_files, out_main, options)), ref,
-                            out_files, out_main)
+        result = run_policy(Job(harness, ref, out_files, out_main, options))
+        for rule in (justify_ok, require_reverse_liveness):  # what an `ok` must also show
+            result = rule(result, ref, out_files, out_main)
     except (RenameError, SpecInputError) as exc:
         return BehaviorResult(BehaviorVerdict.UNDECIDED, None, f"the output cannot be staged for TLC: {exc}",
                               time.monotonic() - start, engine=options.engine,

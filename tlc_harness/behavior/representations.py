@@ -32,6 +32,7 @@ from tlc_harness.behavior.values import (
     translate,
 )
 from tlc_harness.source.cfg import ModelConfig
+from tlc_harness.source.formulas import conjunction_items, is_box_of_action, top_definitions
 from tlc_harness.source.nodes import parser
 from tlc_harness.source.stdlib import TLA_KEYWORDS, standard_names
 from tlc_harness.tools.results import Verdict
@@ -94,23 +95,6 @@ def _child(node: Node, name: str) -> Node:
     return child
 
 
-def _definitions(files: Mapping[str, str]) -> dict[str, tuple[Node, bytes, int]]:
-    """Top-level definitions of R's modules: name -> (body, module bytes, arity)."""
-    out: dict[str, tuple[Node, bytes, int]] = {}
-    for text in files.values():
-        src = text.encode("utf-8")
-        for module in parser().parse(src).root_node.children:
-            for node in module.children if module.type == "module" else []:
-                if node.type == "local_definition" and node.named_child_count:
-                    node = node.named_children[-1]
-                name, body = node.child_by_field_name("name"), node.child_by_field_name(
-                    "definition")
-                if node.type == "operator_definition" and name is not None and body is not None:
-                    out.setdefault(_text(src, name), (body, src, len(
-                        node.children_by_field_name("parameter"))))
-    return out
-
-
 def _spec_parts(files: Mapping[str, str], cfg: ModelConfig) -> _Parts:
     """R's initial predicate, next-state action and fairness conjuncts (from the cfg's
     SPECIFICATION, conjunct by conjunct, through `\\A x \\in S :` and named formulas)."""
@@ -118,7 +102,7 @@ def _spec_parts(files: Mapping[str, str], cfg: ModelConfig) -> _Parts:
         if not (cfg.init and cfg.next):
             raise _Unsupported("the cfg names no SPECIFICATION nor INIT and NEXT")
         return _Parts([(cfg.init, 0)], (cfg.next, 0))
-    defs = _definitions(files)
+    defs = top_definitions(files)
     if cfg.specification not in defs:
         raise _Unsupported(f"no module defines the specification {cfg.specification}")
     parts = _Parts()
@@ -138,19 +122,15 @@ def _spec_parts(files: Mapping[str, str], cfg: ModelConfig) -> _Parts:
         assert node is not None
         return _text(src, node), node.start_point[1]
 
-    def collect(node: Node, src: bytes, bounds: tuple[tuple[str, Piece], ...],
+    def collect(formula: Node, src: bytes, bounds: tuple[tuple[str, Piece], ...],
                 seen: frozenset[str]) -> None:
-        while node.type == "parentheses" and node.named_child_count == 1:
-            node = node.named_children[0]
-        kind = getattr(node.child_by_field_name("symbol"), "type", "")
+        for node in conjunction_items(formula):
+            conjunct(node, src, bounds, seen)
+
+    def conjunct(node: Node, src: bytes, bounds: tuple[tuple[str, Piece], ...],
+                 seen: frozenset[str]) -> None:
         name = _text(src, node) if node.type == "identifier_ref" else ""
-        if node.type == "conj_list":
-            for item in (c for c in node.named_children if c.type == "conj_item"):
-                collect(item.named_children[-1], src, bounds, seen)
-        elif node.type == "bound_infix_op" and kind == "land":
-            for side in ("lhs", "rhs"):
-                collect(_child(node, side), src, bounds, seen)
-        elif node.type == "bounded_quantification" and getattr(
+        if node.type == "bounded_quantification" and getattr(
                 node.child_by_field_name("quantifier"), "type", "") == "forall":
             inner = list(bounds)
             for bound in node.children_by_field_name("bound"):
@@ -164,8 +144,7 @@ def _spec_parts(files: Mapping[str, str], cfg: ModelConfig) -> _Parts:
             parts.fairness.append(_Fair(node.children[0].type == "SF_", bounds,
                                         piece(node.children[1], src),
                                         piece(node.children[3], src)))
-        elif node.type == "bound_prefix_op" and kind == "always" and not bounds and \
-                getattr(node.child_by_field_name("rhs"), "type", "") == "step_expr_or_stutter":
+        elif is_box_of_action(node) and not bounds:
             if parts.next is not None:
                 raise _Unsupported("a second [][N]_v conjunct")
             parts.next = piece(_child(node, "rhs").named_children[0], src)
@@ -291,7 +270,7 @@ def _variant_cfg(cfg: ModelConfig, files: Mapping[str, str], main: str, constant
     """R's cfg for AliasRep: SPECIFICATION Spec and R's constants. A constant overridden by a
     definition gets it in AliasRep (a literal only); values and overrides of R's definitions act
     in the copy of R's main module (`[AliasRepDefs]`)."""
-    defs = _definitions(files)
+    defs = top_definitions(files)
     allowed = standard_names() | TLA_KEYWORDS | cfg.model_values() | {"TRUE", "FALSE"}
     extra: list[str] = []
     qualify = re.compile(rf"^\s*(?:\[\s*{main}\s*\]\s*|(?!\[))")

@@ -121,7 +121,7 @@ def _split(text: str) -> list[str]:
     return [p for p in (*parts, tail) if p.strip()] if (parts or tail.strip()) else []
 
 
-def _formula_texts(files: Mapping[str, str], name: str) -> list[str]:
+def formula_texts(files: Mapping[str, str], name: str) -> list[str]:
     """The bodies of `name` and of the zero-argument definitions with temporal operators it
     names (a `Fairness` conjunct), transitively."""
     seen: set[str] = set()
@@ -167,7 +167,7 @@ def spec_subscripts(files: Mapping[str, str], spec: str, variables: Sequence[str
              for name, text in (in_scope(files, main) if main else files).items()}
     omitted: set[str] = set()
     unreadable: list[str] = []
-    for body in _formula_texts(files, spec):
+    for body in formula_texts(files, spec):
         for text in _box_subscripts(body):
             named = _variables_of(text, files, declared) if text else None
             if named is None:

@@ -44,6 +44,7 @@ class Reason(enum.StrEnum):
     OUTPUT_RUN_FAILS = "output_run_fails"
     GRAPH_REVERSE = "graph_reverse"
     TLC_REVERSE = "tlc_reverse"
+    REVERSE_LIVENESS = "reverse_liveness"
     NO_CANDIDATE = "no_candidate"
     SHAPE_MISMATCH = "shape_mismatch"
     NO_ENTRY_POINTS = "no_entry_points"
@@ -66,6 +67,7 @@ class Reason(enum.StrEnum):
     SUBSCRIPT_INCOMPLETE = "subscript_incomplete"
     VALUE_BY_TRYING = "value_by_trying"
     VALUE_GUESSED = "value_guessed"
+    LIVENESS_UNCHECKED = "liveness_unchecked"
     REFERENCE_NO_BEHAVIOR = "reference_no_behavior"
     REFERENCE_RANDOM = "reference_random"
     REFERENCE_CFG = "reference_cfg"
@@ -92,6 +94,8 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
     Reason.OUTPUT_RUN_FAILS: (_V.FORWARD_FAIL, "the output's own run fails (R's constants)"),
     Reason.GRAPH_REVERSE: (_V.REVERSE_FAIL, "a reference behavior the output cannot follow"),
     Reason.TLC_REVERSE: (_V.REVERSE_FAIL, "TLC's reverse run finds a violation"),
+    Reason.REVERSE_LIVENESS: (_V.REVERSE_FAIL, "a fair behavior of R violates the output's "
+                              "fairness or liveness under the mapping"),
     Reason.NO_CANDIDATE: (_V.NO_MAPPING, "no mapping of the grammar fits"),
     Reason.SHAPE_MISMATCH: (_V.NO_MAPPING, "the wrapper engine's bijections cannot exist"),
     Reason.NO_ENTRY_POINTS: (_V.NO_MAPPING, "the output defines no Init or Next"),
@@ -119,6 +123,8 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
                              "an `ok` under some values of a free constant, not under others"),
     Reason.VALUE_GUESSED: (_V.UNDECIDED,
                            "an `ok` under values the reference does not fix for a constant"),
+    Reason.LIVENESS_UNCHECKED: (_V.UNDECIDED, "an `ok` whose output adds fairness or liveness "
+                                "that no reverse run could evaluate"),
     Reason.REFERENCE_NO_BEHAVIOR: (_V.NOT_COVERED, "a constant model"),
     Reason.REFERENCE_RANDOM: (_V.NOT_COVERED, "R draws values at random"),
     Reason.REFERENCE_CFG: (_V.NOT_COVERED, "R's cfg overrides with what no module defines"),

@@ -2,7 +2,8 @@
 
 For each candidate mapping (same names first, then up to `limit` type-compatible bijections of
 variables and constants), TLC runs the forward wrapper and, where it passes, the reverse one
-(`wrapper_modules`). The output passes when both pass under one mapping.
+(`wrapper_modules`). The output passes when both pass under one mapping (and, for an output
+whose formula adds fairness or liveness, a third run of that whole formula on R's behaviors).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import replace
 
 from tlc_harness.behavior.options import DEFAULT_LIMIT
 from tlc_harness.behavior.policy import Job
+from tlc_harness.behavior.reverse_liveness import check_reverse_liveness, temporal_output
 from tlc_harness.behavior.search import Candidate, candidate_mappings, shape_mismatch
 from tlc_harness.behavior.staging import Reference, constant_values, stage_output, uncovered
 from tlc_harness.behavior.verdicts import Attempt, BehaviorResult, BehaviorVerdict, Reason, limit_reason
@@ -53,6 +55,9 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
     failed: Counter[bool] = Counter()  # forward failures: at an evaluation error, or not
     rejected = 0  # forward checks whose run the output's ASSUME stopped
     first_cand: Candidate | None = None
+    temporal = temporal_output(st)
+    liveness_failures = 0  # candidates that failed only on the output's fairness or liveness
+    safety_failures = 0  # candidates whose reverse run of the safety part failed
     for cand in candidate_mappings(st.ref_shape, st.out_shape, limit=limit):
         first_cand = first_cand or cand
         t0 = time.monotonic()
@@ -80,16 +85,34 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
         runs += 1
         attempts.append(Attempt(cand.to_json(), check_label(fwd), check_label(rev),
                                 time.monotonic() - t0, rev.detail[:300]))
+        live = None
+        if rev.verdict is Verdict.OK and temporal:
+            # the output's fairness and liveness, on R's behaviors (`reverse_liveness`)
+            live = check_reverse_liveness(harness, ref, st, cand, values, one_to_one=True,
+                                          timeout=timeout)  # a renaming
+            runs += live.runs
+            if live.status == "violated" and live.check is not None:
+                liveness_failures += 1
+                first_trace = live.check.trace or first_trace
+                attempts[-1] = replace(attempts[-1], reverse=live.reason[:200])
+                continue
+            if live.status == "limit":
+                undecided = undecided or live.reason
+                undecided_code = limit_reason(live.check.verdict) if live.check else undecided_code
+                continue
         if rev.verdict is Verdict.OK:
+            details = {} if live is None else {"reverse_liveness": live.status,
+                                               "reverse_liveness_reason": live.reason}
             return BehaviorResult(BehaviorVerdict.OK, cand.to_json(), f"refines both ways under "
                                   f"{cand.describe()}", time.monotonic() - start,
-                                  tuple(attempts), (), runs)
+                                  tuple(attempts), (), runs, details=details)
         if rev.verdict in LIMIT_VERDICTS:
             if not undecided:
                 undecided = f"reverse check under {cand.describe()}: {check_label(rev)}"
                 undecided_code = limit_reason(rev.verdict)
-        elif rev.trace:
-            first_trace = rev.trace
+        else:
+            safety_failures += 1
+            first_trace = rev.trace or first_trace
     seconds = time.monotonic() - start
     last = attempts[-1].mapping if attempts else None
     if not attempts:
@@ -99,10 +122,13 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
         return BehaviorResult(BehaviorVerdict.UNDECIDED, last, undecided, seconds, tuple(attempts),
                               first_trace, runs, code=undecided_code)
     if passed_forward:
+        only_liveness = liveness_failures and not safety_failures
         return BehaviorResult(BehaviorVerdict.REVERSE_FAIL, last, "the output allows too few behaviors "
-                              "(reverse check failed under every mapping that passed forward)",
+                              "(reverse check failed under every mapping that passed forward"
+                              + (", on its fairness or liveness)" if only_liveness else ")"),
                               seconds, tuple(attempts), first_trace, runs,
-                              code=Reason.TLC_REVERSE)
+                              code=Reason.REVERSE_LIVENESS if only_liveness
+                              else Reason.TLC_REVERSE)
     if attempts and rejected == len(attempts):
         return BehaviorResult(BehaviorVerdict.NO_MAPPING, last,
                               f"the output's ASSUME rejects the reference's "

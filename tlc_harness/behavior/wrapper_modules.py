@@ -10,6 +10,7 @@ inverse mapping. SYMMETRY and VIEW of R's cfg are dropped; R's CONSTRAINTs apply
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from tlc_harness.behavior.search import Candidate
 from tlc_harness.behavior.staging import (
@@ -29,6 +30,7 @@ from tlc_harness.behavior.staging import (
     value_overrides,
 )
 from tlc_harness.source.cfg import ModelConfig, format_cfg
+from tlc_harness.source.formulas import Conjunct
 from tlc_harness.tools.results import CheckResult
 from tlc_harness.tools.spec import SpecSource
 
@@ -36,6 +38,7 @@ FORWARD = "AliasForward"
 REVERSE = "AliasReverse"
 REF_INSTANCE = "AliasRef"
 OUT_INSTANCE = "AliasOutInst"
+LIVENESS_HELPER = "AliasRefLiveness"
 
 
 def _lookup(name: str, table: Mapping[str, str]) -> str:
@@ -81,9 +84,12 @@ def _tuple(names: Sequence[str]) -> str:
 
 
 def forward_wrapper(ref: Reference, st: Staged, cand: Candidate, cfg_values: CfgValues,
-             *, fairness: bool = True) -> tuple[SpecSource, ModelConfig]:
+             *, fairness: bool = True, liveness: Liveness | None = None
+             ) -> tuple[SpecSource, ModelConfig]:
     """The forward wrapper: the output's spec must imply R's (`fairness=False`: R's safety
-    part only, for a reference whose fairness TLC cannot evaluate; see `safety_parts`)."""
+    part only, for a reference whose fairness TLC cannot evaluate; see `safety_parts`).
+    `liveness`: instead, on the output's safety part, R's temporal conjuncts under the mapping
+    must imply the output's (see `reverse_liveness`)."""
     values = cfg_values.literals
     inverse_consts = {r: g for g, r in cand.constants.items()}
     # Model values are declared in the wrapper only when a reference constant that the output
@@ -119,8 +125,9 @@ def forward_wrapper(ref: Reference, st: Staged, cand: Candidate, cfg_values: Cfg
     if labels:
         lines.append(_lookup("AliasLab", labels))
     lines.extend(cand.definitions)
-    lines.append(f"{REF_INSTANCE} == INSTANCE {ref.main} WITH " + ", ".join(subs)
-                 if subs else f"{REF_INSTANCE} == INSTANCE {ref.main}")
+    instanced = LIVENESS_HELPER if liveness else ref.main  # R, and its temporal conjuncts
+    lines.append(f"{REF_INSTANCE} == INSTANCE {instanced} WITH " + ", ".join(subs)
+                 if subs else f"{REF_INSTANCE} == INSTANCE {instanced}")
     lines.append(f"AliasRefSpec == {ref_spec}")
     ref_values = dict(ref.cfg.constants)
     overrides = []
@@ -157,6 +164,11 @@ def forward_wrapper(ref: Reference, st: Staged, cand: Candidate, cfg_values: Cfg
             alias = f"AliasRef_{key}_{name}"
             lines.append(f"{alias} == {REF_INSTANCE}!{name}")
             defs[key].append(alias)
+    if liveness:
+        lines += [c.definition(f"AliasOutLive_{k}") for k, c in enumerate(liveness.output, 1)]
+        lines.append("AliasRefImpliesOut == " + f"{REF_INSTANCE}!AliasRefLive => ("
+                     + " /\\ ".join(f"AliasOutLive_{k}"
+                                     for k in range(1, len(liveness.output) + 1)) + ")")
     lines.append("====")
     constants = [(g, values[r]) for g, r in cand.constants.items()
                  if r in ref_values or values.get(r) == g]  # `C = C`: a model value
@@ -177,8 +189,31 @@ def forward_wrapper(ref: Reference, st: Staged, cand: Candidate, cfg_values: Cfg
         constraints=tuple(defs["con"]), action_constraints=tuple(defs["act"]),
         check_deadlock=ref.cfg.check_deadlock,
     )
+    if liveness:  # the output's safety part; R's formula and the output's as one property
+        cfg = replace(cfg, specification=None, init=st.out_init, next=st.out_next,
+                      invariants=(), properties=("AliasRefImpliesOut",), check_deadlock=False)
     files = {**st.out_files, **ref.files, f"{FORWARD}.tla": "\n".join(lines) + "\n"}
+    if liveness:
+        files[f"{LIVENESS_HELPER}.tla"] = liveness_helper(ref.main, liveness.reference)
     return SpecSource(FORWARD, files), cfg
+
+
+@dataclass(frozen=True)
+class Liveness:
+    """The temporal conjuncts of R's formula and of the output's, each in its module's scope."""
+
+    reference: tuple[Conjunct, ...]
+    output: tuple[Conjunct, ...]
+
+
+def liveness_helper(main: str, conjuncts: Sequence[Conjunct]) -> str:
+    """A module that EXTENDS R and names the conjunction of its temporal conjuncts
+    `AliasRefLive` (TRUE where R's formula has none)."""
+    lines = [f"---- MODULE {LIVENESS_HELPER} ----", f"EXTENDS {main}"]
+    lines += [c.definition(f"AliasRefLive_{k}") for k, c in enumerate(conjuncts, 1)]
+    lines.append("AliasRefLive == " + (" /\\ ".join(
+        f"AliasRefLive_{k}" for k in range(1, len(conjuncts) + 1)) or "TRUE"))
+    return "\n".join([*lines, "===="]) + "\n"
 
 
 def reverse_wrapper(ref: Reference, st: Staged, cand: Candidate

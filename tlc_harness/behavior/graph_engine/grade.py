@@ -3,8 +3,10 @@
 plan constants (`constant_maps.plan_constants`) -> the reference's graph (explored once, cached
 on disk by content) -> the output's graph under each constant map (`output_graph`; cut at a
 reference CONSTRAINT, `cuts`) -> infer a mapping on the two graphs (`inference`) -> TLC
-confirms it (`confirm`). Where the engine cannot model the spec it steps aside (`StepAside`)
-and the policy's next engine grades.
+confirms it (`confirm`) -> for an output whose formula adds fairness or liveness, TLC runs
+the output against that whole formula (`reverse_liveness`).
+Where the engine cannot model the spec it steps aside (`StepAside`) and the policy's next
+engine grades.
 
 The stages' retries are named in `RETRIES`; each one that fires is recorded in the verdict's
 details (`retries`), in order.
@@ -38,6 +40,7 @@ from tlc_harness.behavior.graph_engine.output_graph import (
 from tlc_harness.behavior.graphs import Exploration, StateGraph, default_cache, explore
 from tlc_harness.behavior.inference import infer, plain_failure
 from tlc_harness.behavior.policy import Job, StepAside
+from tlc_harness.behavior.reverse_liveness import check_reverse_liveness, temporal_output
 from tlc_harness.behavior.search import Candidate
 from tlc_harness.behavior.staging import (
     CfgValues,
@@ -298,6 +301,26 @@ class GraphGrade:
                        f"neither the task nor the reference gives the value, so the pass was "
                        f"found by trying ({graded.reason})", **self.totals())
 
+    def reverse_liveness(self, staged: Staged, values: CfgValues, cand: Candidate,
+                         image: list[int]) -> dict[str, str] | BehaviorResult:
+        """An `ok`'s last check, for an output whose formula adds fairness or liveness (see
+        `reverse_liveness`): its facts for the `ok`, or the verdict it gives instead."""
+        if not temporal_output(staged):
+            return {}
+        live = check_reverse_liveness(self.job.harness, self.job.ref, staged, cand, values,
+                                      one_to_one=bool(image) and len(set(image)) == len(image),
+                                      timeout=self.job.options.timeout)
+        self.runs += live.runs
+        if live.status == "violated" and live.check is not None:
+            return self.result(BehaviorVerdict.REVERSE_FAIL, f"the safety parts refine both ways "
+                               f"under {describe(cand)}, but {live.reason}",
+                               Reason.REVERSE_LIVENESS, trace=live.check.trace,
+                               details={"trace_of": "output"})
+        if live.status == "limit" and live.check is not None:
+            return self.result(BehaviorVerdict.UNDECIDED, live.reason,
+                               limit_reason(live.check.verdict))
+        return {"reverse_liveness": live.status, "reverse_liveness_reason": live.reason}
+
     def totals(self) -> dict[str, Any]:
         """The grade's TLC runs and seconds so far (a grade over several values sums them)."""
         return {"tlc_runs": self.runs, "seconds": time.monotonic() - self.started}
@@ -438,8 +461,12 @@ class GraphGrade:
                 return replace(failed, mapping=mapping, tlc_runs=self.runs,
                                seconds=time.monotonic() - self.started)
         elif check.verdict is Verdict.OK and not check.vacuous:
+            live = self.reverse_liveness(staged, values, cand, inferred.image)
+            if isinstance(live, BehaviorResult):
+                return replace(live, mapping=mapping)
             return self.result(BehaviorVerdict.OK, f"refines both ways under "
-                               f"{describe(cand, ref_constants)}{note}", mapping=mapping)
+                               f"{describe(cand, ref_constants)}{note}", mapping=mapping,
+                               details=live)
         if check.verdict in LIMIT_VERDICTS:
             return self.result(BehaviorVerdict.UNDECIDED, f"confirming run: {check_label(check)}",
                                limit_reason(check.verdict), mapping=mapping)

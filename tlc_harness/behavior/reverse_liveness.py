@@ -1,0 +1,125 @@
+"""Liveness in the reverse direction: the output's whole formula on the reference's behaviors.
+
+Both engines compare the two specifications' safety parts both ways, and TLC's forward run
+evaluates R's whole formula, fairness included, on the output's behaviors. An output whose
+formula adds fairness (`WF_vars(Next)`) or a liveness conjunct (`[]<>P`) has fewer behaviors
+than its safety part allows: a behavior of R that stops in a quiet state may have no behavior
+of the output above it, and then the two are not equivalent.
+
+The check needs no inverse of the mapping f (reference variables as functions of the output's).
+Once the safety parts refine both ways, every behavior s of R has a behavior t of the output's
+safety part with f(t) = s up to stuttering. So R's fair behaviors all have a fair behavior of
+the output above them when every behavior t of the output's safety part whose image f(t)
+satisfies R's whole formula satisfies the output's whole formula: one TLC run of the output's
+safety part with the property `R!Live => Live` under f, where `Live` is a formula's temporal
+conjuncts (`forward_wrapper(liveness=...)`; TLC checks `[][A]_v` only as a whole property). A
+violation is a reverse failure (`reverse_liveness`) where f is one to one on the output's states
+(then t is the only output behavior above f(t)); otherwise, or where TLC cannot run or evaluate
+the check, the `ok` is `undecided` (`liveness_unchecked`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from tlc_harness.behavior.search import Candidate
+from tlc_harness.behavior.staging import CfgValues, Reference, Staged, stage_output
+from tlc_harness.behavior.subscripts import in_scope
+from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason
+from tlc_harness.behavior.wrapper_modules import Liveness, check_label, forward_wrapper
+from tlc_harness.source.formulas import TemporalParts, temporal_conjuncts
+from tlc_harness.tools.results import LIMIT_VERDICTS, CheckResult, Verdict
+from tlc_harness.tools.runner import Harness
+
+#: the statuses of a reverse liveness check, as the details of an `ok` record them
+CHECKED = "checked"
+
+
+@dataclass(frozen=True)
+class ReverseLiveness:
+    """One run for the output's temporal conjuncts: `status` checked, violated, limit (TLC's
+    time or memory ran out) or unchecked (it could not be run or evaluated), and why."""
+
+    status: str
+    reason: str
+    check: CheckResult | None = None
+
+    @property
+    def runs(self) -> int:
+        return 0 if self.check is None else 1
+
+
+def output_temporal_parts(staged: Staged) -> TemporalParts:
+    """The temporal conjuncts of the output's specification formula, read in the output's own
+    module and those it EXTENDS (none for an output graded from Init and Next)."""
+    if staged.out_spec is None:
+        return TemporalParts()
+    return temporal_conjuncts(in_scope(staged.out_files, staged.out_main), staged.out_spec)
+
+
+def temporal_output(staged: Staged) -> bool:
+    """Whether the output's formula adds fairness or liveness to its safety part (or cannot
+    be read: then it may)."""
+    parts = output_temporal_parts(staged)
+    return bool(parts.conjuncts) or parts.unreadable is not None
+
+
+def check_reverse_liveness(harness: Harness, ref: Reference, staged: Staged, cand: Candidate,
+                           values: CfgValues, *, one_to_one: bool,
+                           timeout: float | None = None) -> ReverseLiveness:
+    """On the output's safety part, R's temporal conjuncts under `cand` must imply the
+    output's. Not run under a CONSTRAINT of R (TLC's liveness check on a graph cut short finds
+    behaviors that stop where the cut is). A violation is one only where the mapping is
+    `one_to_one` on the output's states: else another behavior of the output above the same
+    behavior of R may satisfy the output's conjuncts, and nothing is shown."""
+    if ref.cfg.constraints or ref.cfg.action_constraints:
+        return ReverseLiveness("unchecked", "the reference's model is cut by a CONSTRAINT, "
+                               "where TLC's liveness check is not sound")
+    out = output_temporal_parts(staged)
+    ref_parts = (temporal_conjuncts(ref.files, ref.cfg.specification)
+                 if ref.cfg.specification else TemporalParts())
+    for whose, parts in (("the output's", out), ("the reference's", ref_parts)):
+        if parts.unreadable is not None:
+            return ReverseLiveness("unchecked", f"{whose} formula cannot be split into its "
+                                   f"safety part and temporal conjuncts ({parts.unreadable})")
+    src, cfg = forward_wrapper(ref, staged, cand, values,
+                               liveness=Liveness(ref_parts.conjuncts, out.conjuncts))
+    check = harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout, compat=True)
+    label = check_label(check)
+    if check.verdict is Verdict.OK and not check.vacuous:
+        return ReverseLiveness(CHECKED, "every behavior of the output whose image satisfies the "
+                               "reference's fairness and liveness satisfies the output's", check)
+    if check.verdict is Verdict.PROPERTY_VIOLATED and not one_to_one:
+        return ReverseLiveness("unchecked", f"a behavior of the output whose image satisfies the "
+                               f"reference's fairness and liveness violates the output's "
+                               f"({label}), but the mapping takes several output states to "
+                               f"one of the reference's, so another output behavior above the "
+                               f"same one may satisfy them", check)
+    if check.verdict is Verdict.PROPERTY_VIOLATED:
+        return ReverseLiveness("violated", f"a behavior of the output whose image satisfies the "
+                               f"reference's fairness and liveness violates the output's "
+                               f"({label})", check)
+    if check.verdict in LIMIT_VERDICTS:
+        return ReverseLiveness("limit", f"the run of the output's temporal conjuncts: {label}",
+                               check)
+    return ReverseLiveness("unchecked", f"TLC cannot evaluate the output's temporal conjuncts "
+                           f"under the reference's ({label}: {check.detail.strip()[:160]})",
+                           check)
+
+
+def require_reverse_liveness(result: BehaviorResult, ref: Reference,
+                             out_files: Mapping[str, str], out_main: str) -> BehaviorResult:
+    """`result` when it is not `ok`, its engine checked the output's temporal conjuncts, or the
+    output's formula has none; else `undecided` (`liveness_unchecked`)."""
+    if not result.passed or result.details.get("reverse_liveness") == CHECKED:
+        return result
+    staged = stage_output(out_files, out_main, ref)
+    if not temporal_output(staged):
+        return result
+    why = result.details.get("reverse_liveness_reason") or \
+        "the engine compared the output's safety part only"
+    return replace(result, verdict=BehaviorVerdict.UNDECIDED, code=Reason.LIVENESS_UNCHECKED,
+                   reason=f"the output's formula adds fairness or liveness to its safety part, "
+                   f"and no run showed the reference's behaviors have output behaviors that "
+                   f"satisfy it ({why}); the safety checks passed: {result.reason}")

@@ -1,0 +1,158 @@
+"""The temporal conjuncts of a specification formula, read with tree-sitter.
+
+`Spec == Init /\\ [][Next]_v /\\ WF_v(Next) /\\ Liveness` has a safety part (`Init`, a state
+predicate, and `[][Next]_v`) and temporal conjuncts: fairness, `<>`, `~>`, `[]P`, and the
+definitions that hold them. `temporal_conjuncts` lists the latter as texts of the module's own
+scope, each with the column it starts at (a text over several lines keeps its bullets aligned
+only at that column), following the zero-argument definitions that are conjunctions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import tree_sitter
+
+from tlc_harness.source.nodes import parser
+from tlc_harness.source.tokens import blank_comments
+
+Node = tree_sitter.Node
+#: node types that make a formula temporal (`[]` and `<>` as operators, not a CASE's arms)
+_TEMPORAL = frozenset({"always", "eventually", "leads_to", "temporal_forall", "temporal_exists",
+                       "fairness", "plus_arrow"})
+MAX_DEFINITIONS = 64  # definitions followed from one formula
+
+
+@dataclass(frozen=True)
+class Conjunct:
+    """One temporal conjunct: its text and the column its first line starts at."""
+
+    text: str
+    column: int
+
+    def definition(self, head: str) -> str:
+        """`head == text`, with the text's lines at their own columns."""
+        if "\n" not in self.text:
+            return f"{head} == {self.text}"
+        return f"{head} ==\n{' ' * self.column}{self.text}"
+
+
+@dataclass(frozen=True)
+class TemporalParts:
+    """The temporal conjuncts of a formula, or why they cannot be read (`unreadable`)."""
+
+    conjuncts: tuple[Conjunct, ...] = ()
+    unreadable: str | None = None
+
+
+def _text(src: bytes, node: Node) -> str:
+    return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+def top_definitions(files: Mapping[str, str]) -> dict[str, tuple[Node, bytes, int]]:
+    """Top-level definitions of the `.tla` modules: name -> (body, module bytes with comments
+    blanked, arity); the first module to define a name wins."""
+    out: dict[str, tuple[Node, bytes, int]] = {}
+    for name, text in files.items():
+        if not name.endswith(".tla"):
+            continue
+        src = blank_comments(text).encode("utf-8")
+        for module in parser().parse(src).root_node.children:
+            for node in module.children if module.type == "module" else []:
+                if node.type == "local_definition" and node.named_child_count:
+                    node = node.named_children[-1]
+                head, body = node.child_by_field_name("name"), node.child_by_field_name(
+                    "definition")
+                if node.type == "operator_definition" and head is not None and body is not None:
+                    out.setdefault(_text(src, head), (body, src, len(
+                        node.children_by_field_name("parameter"))))
+    return out
+
+
+def temporal_conjuncts(files: Mapping[str, str], spec: str) -> TemporalParts:
+    """The temporal conjuncts of the formula `spec` defined in `files` (none: a safety
+    formula). Unreadable: no such definition, a box of an action below a quantifier or in a
+    definition with parameters, or more definitions than `MAX_DEFINITIONS` to follow."""
+    defs = top_definitions(files)
+    if spec not in defs:
+        return TemporalParts(unreadable=f"no module defines {spec}")
+    memo: dict[str, bool] = {}
+
+    def temporal(node: Node, src: bytes) -> bool:
+        todo = [node]
+        while todo:
+            n = todo.pop()
+            if n.type in _TEMPORAL:
+                return True
+            if n.type == "identifier_ref":
+                name = _text(src, n)
+                if name in defs and name not in memo and len(memo) < MAX_DEFINITIONS:
+                    memo[name] = False  # a recursive definition is not temporal by itself
+                    memo[name] = temporal(defs[name][0], defs[name][1])
+                if memo.get(name):
+                    return True
+            todo.extend(n.children)
+        return False
+
+    found: list[Conjunct] = []
+    problems: list[str] = []
+    seen: set[str] = set()
+
+    def collect(formula: Node, src: bytes) -> None:
+        for node in conjunction_items(formula):
+            name = _text(src, node) if node.type == "identifier_ref" else ""
+            if is_box_of_action(node):
+                continue  # [][Next]_v: the safety part
+            if name in defs and defs[name][2] == 0 and name not in seen:
+                seen.add(name)
+                if len(seen) > MAX_DEFINITIONS:
+                    problems.append(f"more than {MAX_DEFINITIONS} definitions below {spec}")
+                elif temporal(defs[name][0], defs[name][1]):
+                    collect(defs[name][0], defs[name][1])
+            elif temporal(node, src):
+                if _has_box_of_action(node):
+                    problems.append(f"a box of an action below another operator: "
+                                    f"{_text(src, node)[:80]!r}")
+                else:
+                    found.append(Conjunct(_text(src, node), node.start_point[1]))
+
+    body, src, _ = defs[spec]
+    collect(body, src)
+    if problems:
+        return TemporalParts(unreadable="; ".join(problems))
+    return TemporalParts(tuple(found))
+
+
+def conjunction_items(node: Node) -> Iterator[Node]:
+    """The conjuncts of a formula: through parentheses, bulleted `/\\` lists and infix `/\\`."""
+    while node.type == "parentheses" and node.named_child_count == 1:
+        node = node.named_children[0]
+    symbol = getattr(node.child_by_field_name("symbol"), "type", "")
+    if node.type == "conj_list":
+        for item in (c for c in node.named_children if c.type == "conj_item"):
+            yield from conjunction_items(item.named_children[-1])
+    elif node.type == "bound_infix_op" and symbol == "land":
+        for side in ("lhs", "rhs"):
+            child = node.child_by_field_name(side)
+            if child is not None:
+                yield from conjunction_items(child)
+    else:
+        yield node
+
+
+def is_box_of_action(node: Node) -> bool:
+    """Whether `node` is `[][A]_v`."""
+    return node.type == "bound_prefix_op" and getattr(
+        node.child_by_field_name("symbol"), "type", "") == "always" and getattr(
+        node.child_by_field_name("rhs"), "type", "") == "step_expr_or_stutter"
+
+
+def _has_box_of_action(node: Node) -> bool:
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if n.type == "step_expr_or_stutter":
+            return True
+        todo.extend(n.children)
+    return False
