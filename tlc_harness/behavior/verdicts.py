@@ -94,8 +94,8 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
     Reason.OUTPUT_RUN_FAILS: (_V.FORWARD_FAIL, "the output's own run fails (R's constants)"),
     Reason.GRAPH_REVERSE: (_V.REVERSE_FAIL, "a reference behavior the output cannot follow"),
     Reason.TLC_REVERSE: (_V.REVERSE_FAIL, "TLC's reverse run finds a violation"),
-    Reason.REVERSE_LIVENESS: (_V.REVERSE_FAIL, "a fair behavior of R violates the output's "
-                              "fairness or liveness under the mapping"),
+    Reason.REVERSE_LIVENESS: (_V.REVERSE_FAIL, "a fair behavior of R whose only output "
+                              "behavior violates the output's fairness or liveness"),
     Reason.NO_CANDIDATE: (_V.NO_MAPPING, "no mapping of the grammar fits"),
     Reason.SHAPE_MISMATCH: (_V.NO_MAPPING, "the wrapper engine's bijections cannot exist"),
     Reason.NO_ENTRY_POINTS: (_V.NO_MAPPING, "the output defines no Init or Next"),
@@ -124,7 +124,7 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
     Reason.VALUE_GUESSED: (_V.UNDECIDED,
                            "an `ok` under values the reference does not fix for a constant"),
     Reason.LIVENESS_UNCHECKED: (_V.UNDECIDED, "an `ok` whose output adds fairness or liveness "
-                                "that no reverse run could evaluate"),
+                                "that no run could check in reverse"),
     Reason.REFERENCE_NO_BEHAVIOR: (_V.NOT_COVERED, "a constant model"),
     Reason.REFERENCE_RANDOM: (_V.NOT_COVERED, "R draws values at random"),
     Reason.REFERENCE_CFG: (_V.NOT_COVERED, "R's cfg overrides with what no module defines"),
