@@ -16,6 +16,7 @@ from tlc_harness.behavior.verdicts import Reason
 from tlc_harness.source.cfg import parse_cfg
 from tlc_harness.source.formulas import temporal_conjuncts
 from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.spec import SpecSource
 
 CLOCK = """---- MODULE Clock ----
 EXTENDS Naturals
@@ -66,6 +67,34 @@ def test_a_formula_is_temporal_when_it_adds_fairness_or_liveness(spec: str,
     parts = temporal_conjuncts({"M.tla": text}, "Spec")
     assert parts.unreadable is None
     assert bool(parts.conjuncts) is temporal
+
+
+BULLETED = """---- MODULE M ----
+EXTENDS Integers
+VARIABLE x
+A(p) == x' = p
+B(p) == x' = -p
+Init == x = 0
+Next == \\E p \\in {1, 2} : A(p) \\/ B(p)
+Fair ==
+    /\\ \\A p \\in {1, 2} : /\\ WF_x(A(p))
+                          /\\ SF_x(B(p))
+    /\\ <>(x = 1)
+Spec ==
+    /\\ Init
+    /\\ [][Next]_x
+    /\\ Fair
+====
+"""
+
+
+def test_temporal_conjuncts_keep_their_bullets_where_they_are_written(harness: Harness) -> None:
+    parts = temporal_conjuncts({"M.tla": BULLETED}, "Spec")
+    assert [c.text.split()[0] for c in parts.conjuncts] == ["\\A", "<>(x"]
+    # written as definitions of their own, a conjunct over several lines still parses
+    defs = "\n".join(c.definition(f"Live{k}") for k, c in enumerate(parts.conjuncts))
+    module = BULLETED.replace("====\n", defs + "\n====\n")
+    assert harness.parse(SpecSource.from_text(module)).ok
 
 
 # ----------------------------------------------------------------------- through TLC

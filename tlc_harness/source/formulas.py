@@ -115,7 +115,7 @@ def temporal_conjuncts(files: Mapping[str, str], spec: str) -> TemporalParts:
                     problems.append(f"a box of an action below another operator: "
                                     f"{_text(src, node)[:80]!r}")
                 else:
-                    found.append(Conjunct(_text(src, node), node.start_point[1]))
+                    found.append(Conjunct(_text(src, node).rstrip(), node.start_point[1]))
 
     body, src, _ = defs[spec]
     collect(body, src)
