@@ -57,7 +57,12 @@ NO_DIFFERENT_MUTANT = frozenset({
 })
 CHECKOUT = Path(__file__).resolve().parent.parent
 #: References the grade cannot take, each with the reason (a strict xfail: fixed means failing).
-KNOWN_UNCOVERED: dict[str, str] = {}
+KNOWN_UNCOVERED: dict[str, str] = {
+    "nbacc_ray97.nbacc_ray97": "its fairness WF_vars(A) reads a primed variable that A leaves "
+                               "unset: TLC cannot evaluate it as a property, so no run checks "
+                               "fairness in either direction and no ok can be justified "
+                               "(undecided, liveness_unchecked)",
+}
 
 
 @cache

@@ -1,7 +1,8 @@
 """A reference whose fairness TLC cannot evaluate as a property (its fair action reads a primed
 variable that only the next-state action sets, as in a published consensus model): the graph
 engine decides safety on the graphs and checks the rest with TLC without that fairness, saying
-so; a failure of the safety part still fails."""
+so; a failure of the safety part still fails, and a pass is no `ok`: nothing checked the
+fairness, so it is `undecided` (`liveness_unchecked`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.staging import Reference
+from tlc_harness.behavior.verdicts import Reason
 from tlc_harness.source.cfg import parse_cfg
 from tlc_harness.tools.runner import Harness
 
@@ -46,7 +48,7 @@ FLIP = "a' \\in {0, 1} /\\ b' = 1 - b"
 
 
 @pytest.mark.parametrize(("step", "expected"), [
-    (FLIP, "ok"),
+    (FLIP, "undecided"),
     ("a' \\in {0, 1} /\\ b' = b", "fail"),  # y never moves
     (f"({FLIP}) \\/ (a' = 1 - a /\\ b' = b)", "fail"),  # x moves alone
 ])
@@ -56,12 +58,14 @@ def test_graded_without_that_fairness(harness: Harness, step: str, expected: str
     if expected == "fail":
         assert result.verdict in ("forward_fail", "reverse_fail"), result.reason
     else:
-        assert result.verdict == "ok", result.reason
+        assert (result.verdict, result.code) == ("undecided", Reason.LIVENESS_UNCHECKED), \
+            result.reason
         assert "without the reference's fairness" in result.reason
         assert result.details.get("fairness_checked") is False
 
 
-def test_the_reference_is_covered(harness: Harness) -> None:
+def test_the_reference_against_itself_is_no_ok(harness: Harness) -> None:
     result = grade_behavior(harness, REF, {"Flip.tla": REF_TEXT}, "Flip",
                             BehaviorOptions(engine="auto"))
-    assert result.verdict == "ok", result.reason
+    assert (result.verdict, result.code) == ("undecided", Reason.LIVENESS_UNCHECKED), \
+        result.reason

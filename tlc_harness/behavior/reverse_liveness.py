@@ -15,7 +15,8 @@ safety part with the property `R!Live => Live` under f, where `Live` is a formul
 conjuncts (`forward_wrapper(liveness=...)`; TLC checks `[][A]_v` only as a whole property). A
 violation is a reverse failure (`reverse_liveness`) where f is one to one on the output's states
 (then t is the only output behavior above f(t)); otherwise, or where TLC cannot run or evaluate
-the check, the `ok` is `undecided` (`liveness_unchecked`).
+the check, the `ok` is `undecided` (`liveness_unchecked`), as is an `ok` whose forward run could
+not evaluate R's own fairness.
 """
 
 from __future__ import annotations
@@ -108,11 +109,20 @@ def check_reverse_liveness(harness: Harness, ref: Reference, staged: Staged, can
                            check)
 
 
-def require_reverse_liveness(result: BehaviorResult, ref: Reference,
+def require_liveness_checked(result: BehaviorResult, ref: Reference,
                              out_files: Mapping[str, str], out_main: str) -> BehaviorResult:
-    """`result` when it is not `ok`, its engine checked the output's temporal conjuncts, or the
-    output's formula has none; else `undecided` (`liveness_unchecked`)."""
-    if not result.passed or result.details.get("reverse_liveness") == CHECKED:
+    """`result` when it is not `ok`, or when both directions checked fairness and liveness:
+    the forward run evaluated R's (`fairness_checked` is not False) and the engine checked
+    the output's temporal conjuncts (or it has none); else `undecided` (`liveness_unchecked`)."""
+    if not result.passed:
+        return result
+    if result.details.get("fairness_checked") is False:
+        return replace(result, verdict=BehaviorVerdict.UNDECIDED, code=Reason.LIVENESS_UNCHECKED,
+                       reason=f"TLC cannot evaluate the reference's fairness as a property, so "
+                       f"the forward run checked the reference's safety part only, and the "
+                       f"output may have behaviors the reference's fairness excludes; the "
+                       f"safety checks passed: {result.reason}")
+    if result.details.get("reverse_liveness") == CHECKED:
         return result
     staged = stage_output(out_files, out_main, ref)
     if not temporal_output(staged):

@@ -123,8 +123,8 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
                              "an `ok` under some values of a free constant, not under others"),
     Reason.VALUE_GUESSED: (_V.UNDECIDED,
                            "an `ok` under values the reference does not fix for a constant"),
-    Reason.LIVENESS_UNCHECKED: (_V.UNDECIDED, "an `ok` whose output adds fairness or liveness "
-                                "that no run could check in reverse"),
+    Reason.LIVENESS_UNCHECKED: (_V.UNDECIDED, "an `ok` whose fairness or liveness no run could "
+                                "check (R's forward, or the output's in reverse)"),
     Reason.REFERENCE_NO_BEHAVIOR: (_V.NOT_COVERED, "a constant model"),
     Reason.REFERENCE_RANDOM: (_V.NOT_COVERED, "R draws values at random"),
     Reason.REFERENCE_CFG: (_V.NOT_COVERED, "R's cfg overrides with what no module defines"),
