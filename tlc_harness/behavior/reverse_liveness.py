@@ -14,8 +14,9 @@ satisfies R's whole formula satisfies the output's whole formula: one TLC run of
 safety part with the property `R!Live => Live` under f, where `Live` is a formula's temporal
 conjuncts (`forward_wrapper(liveness=...)`; TLC checks `[][A]_v` only as a whole property). A
 violation is a reverse failure (`reverse_liveness`) where f is one to one on the output's states
-(then t is the only output behavior above f(t)); otherwise, or where TLC cannot run or evaluate
-the check, the `ok` is `undecided` (`liveness_unchecked`), as is an `ok` whose forward run could
+(then t is the only output behavior above f(t)) and R's model has no CONSTRAINT (under one, the
+run checks the behaviors within the cut, as R's own model does, and a pass counts); otherwise,
+or where TLC cannot run or evaluate the check, the `ok` is `undecided` (`liveness_unchecked`), as is an `ok` whose forward run could
 not evaluate R's own fairness.
 """
 
@@ -70,13 +71,11 @@ def check_reverse_liveness(harness: Harness, ref: Reference, staged: Staged, can
                            values: CfgValues, *, one_to_one: bool,
                            timeout: float | None = None) -> ReverseLiveness:
     """On the output's safety part, R's temporal conjuncts under `cand` must imply the
-    output's. Not run under a CONSTRAINT of R (TLC's liveness check on a graph cut short finds
-    behaviors that stop where the cut is). A violation is one only where the mapping is
-    `one_to_one` on the output's states: else another behavior of the output above the same
-    behavior of R may satisfy the output's conjuncts, and nothing is shown."""
-    if ref.cfg.constraints or ref.cfg.action_constraints:
-        return ReverseLiveness("unchecked", "the reference's model is cut by a CONSTRAINT, "
-                               "where TLC's liveness check is not sound")
+    output's. Under a CONSTRAINT of R the run, like R's own model, checks the behaviors within
+    the cut. A violation is one only where the mapping is `one_to_one` on the output's states
+    (else another behavior of the output above the same behavior of R may satisfy the output's
+    conjuncts) and R has no CONSTRAINT (a behavior that stops at the cut is no behavior of R)."""
+    cut = bool(ref.cfg.constraints or ref.cfg.action_constraints)
     out = output_temporal_parts(staged)
     ref_parts = (temporal_conjuncts(ref.files, ref.cfg.specification)
                  if ref.cfg.specification else TemporalParts())
@@ -91,12 +90,14 @@ def check_reverse_liveness(harness: Harness, ref: Reference, staged: Staged, can
     if check.verdict is Verdict.OK and not check.vacuous:
         return ReverseLiveness(CHECKED, "every behavior of the output whose image satisfies the "
                                "reference's fairness and liveness satisfies the output's", check)
-    if check.verdict is Verdict.PROPERTY_VIOLATED and not one_to_one:
+    if check.verdict is Verdict.PROPERTY_VIOLATED and (cut or not one_to_one):
+        why = ("the reference's model is cut by a CONSTRAINT, and a behavior that stops at the "
+               "cut is none of the reference's" if cut else "the mapping takes several output "
+               "states to one of the reference's, so another output behavior above the same "
+               "one may satisfy them")
         return ReverseLiveness("unchecked", f"a behavior of the output whose image satisfies the "
                                f"reference's fairness and liveness violates the output's "
-                               f"({label}), but the mapping takes several output states to "
-                               f"one of the reference's, so another output behavior above the "
-                               f"same one may satisfy them", check)
+                               f"({label}), but {why}", check)
     if check.verdict is Verdict.PROPERTY_VIOLATED:
         return ReverseLiveness("violated", f"a behavior of the output whose image satisfies the "
                                f"reference's fairness and liveness violates the output's "
