@@ -16,8 +16,8 @@ conjuncts (`forward_wrapper(liveness=...)`; TLC checks `[][A]_v` only as a whole
 violation is a reverse failure (`reverse_liveness`) where f is one to one on the output's states
 (then t is the only output behavior above f(t)) and R's model has no CONSTRAINT (under one, the
 run checks the behaviors within the cut, as R's own model does, and a pass counts); otherwise,
-or where TLC cannot run or evaluate the check, the `ok` is `undecided` (`liveness_unchecked`), as is an `ok` whose forward run could
-not evaluate R's own fairness.
+or where TLC cannot run or evaluate the check, the `ok` is `undecided` (`liveness_unchecked`),
+as is an `ok` whose forward run could not evaluate R's own fairness.
 """
 
 from __future__ import annotations
