@@ -12,6 +12,7 @@ import pytest
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.staging import Reference
+from tlc_harness.behavior.subscripts import in_scope
 from tlc_harness.behavior.verdicts import Reason
 from tlc_harness.source.cfg import parse_cfg
 from tlc_harness.source.formulas import temporal_conjuncts
@@ -95,6 +96,14 @@ def test_temporal_conjuncts_keep_their_bullets_where_they_are_written(harness: H
     defs = "\n".join(c.definition(f"Live{k}") for k, c in enumerate(parts.conjuncts))
     module = BULLETED.replace("====\n", defs + "\n====\n")
     assert harness.parse(SpecSource.from_text(module)).ok
+
+
+def test_a_formula_from_a_module_instanced_without_a_name_is_read_there() -> None:
+    # `INSTANCE Clock` puts Clock's definitions, Spec and its fairness, in MC's scope
+    mc = "---- MODULE MC ----\nVARIABLE x\nINSTANCE Clock\n====\n"
+    staged_files = {"MC.tla": mc, "Clock.tla": CLOCK.format(fair=" /\\ WF_x(Next)")}
+    parts = temporal_conjuncts(in_scope(staged_files, "MC"), "Spec")
+    assert [c.text for c in parts.conjuncts] == ["WF_x(Next)"]
 
 
 # ----------------------------------------------------------------------- through TLC

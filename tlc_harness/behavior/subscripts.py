@@ -144,7 +144,8 @@ def formula_texts(files: Mapping[str, str], name: str) -> list[str]:
 
 def in_scope(files: Mapping[str, str], main: str) -> dict[str, str]:
     """The modules whose definitions module `main` sees by name: itself and the modules it
-    EXTENDS, transitively (an INSTANCEd module's definitions are not its own)."""
+    EXTENDS or INSTANCEs without a name, transitively (`M == INSTANCE X` keeps X's definitions
+    behind `M!`)."""
     scope: dict[str, str] = {}
     todo = [main]
     while todo:
@@ -153,7 +154,8 @@ def in_scope(files: Mapping[str, str], main: str) -> dict[str, str]:
         if text is None or f"{name}.tla" in scope:
             continue
         scope[f"{name}.tla"] = text
-        todo += analyze_module(text).extends
+        found = analyze_module(text)
+        todo += [*found.extends, *found.public_instances]
     return scope
 
 
