@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import FIXTURES
 from tlc_harness.tools.pool import WorkerReply
-from tlc_harness.tools.results import Verdict
+from tlc_harness.tools.results import CheckResult, Verdict
 from tlc_harness.tools.runner import Harness
 
 OK = FIXTURES / "verdicts" / "Ok.tla"
@@ -35,18 +35,24 @@ def test_worker_out_of_memory_is_rerun_in_a_fresh_jvm(tmp_path: Path,
     assert any("exit 3" in note for note in result.notes)
 
 
+def _timed_out_after(output: str, tmp_path: Path,
+                     monkeypatch: pytest.MonkeyPatch) -> CheckResult:
+    """A check whose pool worker times out after printing `output`."""
+    def timed_out(request: dict[str, str], timeout: float) -> WorkerReply:
+        Path(request["out"]).write_text(output)
+        return WorkerReply(None, timeout, timed_out=True)
+
+    with Harness(backend="pool", tmp_root=str(tmp_path)) as h:
+        monkeypatch.setattr(h, "_pool_call", timed_out)
+        return h.check(OK)
+
+
 def test_worker_stalled_before_sany_finished_is_rerun_in_a_fresh_jvm(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a worker that times out before TLC's SANY said it finished stalled itself: parsing a
     # module takes seconds, so the time-out is not the spec's
-    def stalled(request: dict[str, str], timeout: float) -> WorkerReply:
-        Path(request["out"]).write_text("@!@!@STARTMSG 2262:0 @!@!@\nTLC2\n"
-                                        "@!@!@ENDMSG 2262 @!@!@\nParsing file M.tla\n")
-        return WorkerReply(None, timeout, timed_out=True)
-
-    with Harness(backend="pool", tmp_root=str(tmp_path)) as h:
-        monkeypatch.setattr(h, "_pool_call", stalled)
-        result = h.check(OK)
+    result = _timed_out_after("@!@!@STARTMSG 2262:0 @!@!@\nTLC2\n@!@!@ENDMSG 2262 @!@!@\n"
+                              "Parsing file M.tla\n", tmp_path, monkeypatch)
     assert result.verdict is Verdict.OK
     assert result.backend == "fresh"
     assert any("stalled" in note for note in result.notes)
@@ -54,14 +60,8 @@ def test_worker_stalled_before_sany_finished_is_rerun_in_a_fresh_jvm(
 
 def test_a_time_out_while_checking_stays_a_time_out(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    def slow(request: dict[str, str], timeout: float) -> WorkerReply:
-        Path(request["out"]).write_text("@!@!@STARTMSG 2219:0 @!@!@\nSANY finished.\n"
-                                        "@!@!@ENDMSG 2219 @!@!@\n@!@!@STARTMSG 2185:0 @!@!@\n"
-                                        "Starting...\n@!@!@ENDMSG 2185 @!@!@\n")
-        return WorkerReply(None, timeout, timed_out=True)
-
-    with Harness(backend="pool", tmp_root=str(tmp_path)) as h:
-        monkeypatch.setattr(h, "_pool_call", slow)
-        result = h.check(OK)
+    result = _timed_out_after("@!@!@STARTMSG 2219:0 @!@!@\nSANY finished.\n"
+                              "@!@!@ENDMSG 2219 @!@!@\n@!@!@STARTMSG 2185:0 @!@!@\n"
+                              "Starting...\n@!@!@ENDMSG 2185 @!@!@\n", tmp_path, monkeypatch)
     assert result.verdict is Verdict.TIMEOUT
     assert result.backend == "pool"
