@@ -128,6 +128,13 @@ def render(task_id: str, condition: str, grades: CaseGrades) -> str:
                      f"{sizes}{fallback}")
     if details.get("reason_code"):
         lines.append(f"  reason code: {details['reason_code']}")
+    if details.get("soundness"):
+        lines.append(f"  soundness: {details['soundness']}")
+    if details.get("constants"):
+        lines.append("  constants: " + ", ".join(
+            f"{name} = {c['value'][:40]} ({c['source']}"
+            + (f" of {c['from']})" if c["from"] not in (c["value"], name) else ")")
+            for name, c in details["constants"].items()))
     if details.get("reference_model"):
         lines.append(f"  reference model: {details['reference_model']}")
     if mapping and grades.behavior.passed:

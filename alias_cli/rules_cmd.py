@@ -1,6 +1,7 @@
 """`alias-bench rules`: what the behavior grade applies, from its registries: the representation
 rules (with the tasks their controls run on), the engine policies, the graph engine's retries,
-and the verdicts with their reason codes."""
+the verdicts with their reason codes, the soundness classes and the sources of constants'
+values."""
 
 from __future__ import annotations
 
@@ -28,7 +29,13 @@ def registry() -> dict[str, Any]:
     from tlc_harness.behavior.graph_engine.grade import RETRIES
     from tlc_harness.behavior.policy import POLICIES
     from tlc_harness.behavior.rules import RULES
-    from tlc_harness.behavior.verdicts import BehaviorVerdict, Reason, reasons_of
+    from tlc_harness.behavior.verdicts import (
+        BehaviorVerdict,
+        Reason,
+        Soundness,
+        ValueSource,
+        reasons_of,
+    )
 
     return {
         "representation_rules": [
@@ -39,6 +46,8 @@ def registry() -> dict[str, Any]:
         "graph_retries": dict(RETRIES),
         "verdicts": {v.value: [c.value for c in reasons_of(v)] for v in BehaviorVerdict},
         "reason_codes": {c.value: c.meaning for c in Reason},
+        "soundness_classes": {c.value: c.meaning for c in Soundness},
+        "value_sources": {s.value: s.meaning for s in ValueSource},
     }
 
 
@@ -67,5 +76,9 @@ def run(args: argparse.Namespace) -> int:
     for verdict, codes in data["verdicts"].items():
         lines.append(f"  {verdict}")
         lines += [f"    {code:<24}{data['reason_codes'][code]}" for code in codes]
+    lines += ["", "Soundness classes (every decided verdict has one; an ok only justified)"]
+    lines += [f"  {name:<22}{what}" for name, what in data["soundness_classes"].items()]
+    lines += ["", "Sources of the values an output's constants take"]
+    lines += [f"  {name:<22}{what}" for name, what in data["value_sources"].items()]
     print("\n".join(lines))
     return 0

@@ -207,14 +207,28 @@ def _case_row(case: Mapping[str, Any]) -> str:
             cells.append('<td class="none">–</td>')
         else:
             kind = "pass" if detail.get("passed") is True else "fail"
-            cells.append(f'<td class="{kind}">{_e(detail.get("verdict", "?"))}</td>')
+            sound = (f'<br><span class="muted">{_e(detail["soundness"])}</span>'
+                     if detail.get("soundness") else "")
+            cells.append(f'<td class="{kind}">{_e(detail.get("verdict", "?"))}{sound}</td>')
     info = []
     if infra is not None:
         text = infra if isinstance(infra, str) else json.dumps(infra, sort_keys=True)
         info.append(f"infrastructure error: {_e(_clip(text, 400))}")
     info += _failure_details(case)
+    info += _constants(_grades(case).get("behavior"))
     row = "".join(c if c.startswith("<td") else f"<td>{c}</td>" for c in cells)
     return f"<tr>{row}<td>{'<br>'.join(info)}</td></tr>"
+
+
+def _constants(behavior: Any) -> list[str]:
+    """The behavior grade's constants: each one's value and where the value came from."""
+    constants = behavior.get("constants") if isinstance(behavior, Mapping) else None
+    if not isinstance(constants, Mapping) or not constants:
+        return []
+    shown = [f"<code>{_e(name)}</code> = {_e(_clip(str(c.get('value')), 40))} "
+             f"({_e(c.get('source'))})" for name, c in constants.items()
+             if isinstance(c, Mapping)]
+    return ['<span class="muted">constants: ' + ", ".join(shown) + "</span>"]
 
 
 def _failure_details(case: Mapping[str, Any]) -> list[str]:

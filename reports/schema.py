@@ -37,6 +37,8 @@ class GradeRecord(TypedDict, total=False):
     reason: str | None
     covered: bool | None
     reason_code: str | None  # behavior: why a verdict is not `ok` (`BehaviorVerdict`, `Reason`)
+    soundness: str | None  # behavior: what a decided verdict rests on (`Soundness`)
+    constants: dict[str, dict[str, str]]  # behavior: each output constant's value and source
 
 
 class CaseRecord(TypedDict, total=False):

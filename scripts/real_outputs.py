@@ -159,6 +159,7 @@ def _behavior_row(grade: Any) -> dict[str, Any]:
     details = grade.details
     return {"behavior": grade.verdict, "behavior_reason": _cut(grade.reason),
             "behavior_code": details.get("reason_code"),
+            "soundness": details.get("soundness"), "constants": details.get("constants"),
             "mapping": details.get("mapping"), "mapping_tla": details.get("mapping_tla"),
             "seconds": round(grade.seconds, 2), "tlc_runs": details.get("tlc_runs"),
             "fallback": _cut(details.get("fallback")) or None}
@@ -306,6 +307,20 @@ def render(rows: list[dict[str, Any]], coverage: dict[str, dict[str, Any]], engi
             scope = "" if grade != "behavior" else " (parse ok, reference runs)"
             lines.append(f"- {e}, {grade}{scope}: " + ", ".join(
                 f"{v} {n}" for v, n in counts.most_common()))
+    lines += ["", "## Soundness of the decided verdicts", "",
+              "Each decided verdict's class (`justified`, `enumerated`, `mapping_free`) and the "
+              "sources of its constants' values (rows graded before the classes existed show "
+              "`-`).", ""]
+    for e, rs in by_engine.items():
+        decided_rows = [r for r in _graded(rs) if r["behavior"] in DECIDED]
+        counts = Counter(f"{r['behavior']} {r.get('soundness') or '-'}" for r in decided_rows)
+        lines.append(f"- {e}: " + (", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+                                   or "none decided"))
+        for r in sorted(decided_rows, key=lambda r: (r["spec_id"], r["model"])):
+            sources = ", ".join(f"{name} {c['source']}"
+                                for name, c in (r.get("constants") or {}).items())
+            lines.append(f"  - {r['spec_id']} {r['model']}: {r['behavior']} "
+                         f"{r.get('soundness') or '-'}" + (f" ({sources})" if sources else ""))
     lines += ["", "## Coverage of the references (self check, once per engine)", "",
               "| engine | references that run | covered | not covered or error |", "|---|---|---|---|"]
     for e in engines:

@@ -81,13 +81,16 @@ def test_split_writes_halves_and_training_sets(tmp_path: Path,
 
 def test_rules_lists_every_rule_policy_and_reason_code(capsys: pytest.CaptureFixture[str]) -> None:
     from tlc_harness.behavior.rules import RULES
-    from tlc_harness.behavior.verdicts import Reason
+    from tlc_harness.behavior.verdicts import Reason, Soundness, ValueSource
 
     assert main(["rules", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [r["name"] for r in data["representation_rules"]] == list(RULES)
     assert data["policies"]["auto"] == ["graphs", "wrappers"]
     assert sorted(c for codes in data["verdicts"].values() for c in codes) == sorted(Reason)
+    assert list(data["soundness_classes"]) == list(Soundness)
+    assert list(data["value_sources"]) == list(ValueSource)
     assert main(["rules"]) == 0
     text = capsys.readouterr().out
     assert all(name in text for name in RULES) and "tlc_forward" in text
+    assert "mapping_free" in text and "output_assume" in text

@@ -180,6 +180,24 @@ def test_html_escapes_text_from_records(tmp_path: Path) -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
 
 
+def test_html_shows_a_behavior_verdicts_soundness_class_and_constants(tmp_path: Path) -> None:
+    outcomes = {"t1": {"original": ("pnb",), "random": ("pn",)},
+                "t2": {"original": ("pnb",), "random": ("pnb",)}}
+    results = write_run(tmp_path / "r.jsonl", outcomes=outcomes)
+    lines = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
+    for line in lines:
+        behavior = line.get("grades", {}).get("behavior")
+        if behavior and behavior["verdict"] in ("ok", "forward_fail"):
+            behavior["soundness"] = "justified" if behavior["passed"] else "enumerated"
+            behavior["constants"] = {"Hours": {"value": "1..12", "from": "1..12",
+                                               "source": "output_assume"}}
+    results.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    html = write_report([results], tmp_path / "out", n_boot=FAST).read_text(encoding="utf-8")
+    assert '<span class="muted">justified</span>' in html
+    assert '<span class="muted">enumerated</span>' in html
+    assert "<code>Hours</code> = 1..12 (output_assume)" in html
+
+
 # -- degenerate input -------------------------------------------------------------------------
 
 DEGENERATE: dict[str, tuple[dict[str, dict[str, tuple[str, ...]]], dict[str, str]]] = {

@@ -26,6 +26,23 @@ class GraphVerdict:
     limited: bool = False            # the budget ran out: neither ok nor a counterexample
 
 
+def too_small(out: StateGraph, ref: StateGraph) -> str | None:
+    """Why no mapping at all (any state function from the output's states to the reference's)
+    can make every reference behavior the image of an output behavior, from counts alone:
+    each initial reference state must be the image of an initial output state, each reachable
+    reference state of a reachable output state, each step between two different reference
+    states of an output step. Both graphs must be whole (not cut under a mapping)."""
+    counts = (("initial states", len(set(out.initial)), len(set(ref.initial))),
+              ("reachable states", len(out), len(ref)),
+              ("steps between different states", len(set(out.edges)), len(set(ref.edges))))
+    for what, mine, theirs in counts:
+        if mine < theirs:
+            return (f"the output has {mine} {what}, the reference {theirs}: under any mapping "
+                    f"of the output's states onto the reference's, some reference behavior is "
+                    f"the image of no output behavior")
+    return None
+
+
 def forward(out: StateGraph, ref: StateGraph, image: list[int],
             ref_edges: set[tuple[int, int]] | None = None, *, deadlock: bool = False
             ) -> GraphVerdict:

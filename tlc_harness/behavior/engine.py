@@ -16,6 +16,7 @@ from tlc_harness.behavior.graph_engine import GraphEngine
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.policy import POLICIES, Engine, Job, StepAside
 from tlc_harness.behavior.reverse_liveness import require_liveness_checked
+from tlc_harness.behavior.soundness import classify
 from tlc_harness.behavior.staging import Reference, system_model
 from tlc_harness.behavior.subscripts import justify_ok
 from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason
@@ -57,6 +58,7 @@ def grade_behavior(harness: Harness, ref: Reference, out_files: Mapping[str, str
         result = run_policy(Job(harness, ref, out_files, out_main, options))
         for rule in (justify_ok, require_liveness_checked):  # what an `ok` must also show
             result = rule(result, ref, out_files, out_main)
+        result = classify(result)  # every decided verdict has a class, or is not decided
     except (RenameError, SpecInputError) as exc:
         return BehaviorResult(BehaviorVerdict.UNDECIDED, None, f"the output cannot be staged for TLC: {exc}",
                               time.monotonic() - start, engine=options.engine,

@@ -35,6 +35,29 @@ FAILURES = frozenset({BehaviorVerdict.FORWARD_FAIL, BehaviorVerdict.REVERSE_FAIL
 DECIDED = frozenset({BehaviorVerdict.OK, *FAILURES})
 
 
+class Soundness(enum.StrEnum):
+    """How sure a decided verdict is: what it rests on (`soundness.classify`). Every decided
+    verdict has one; an `ok` only `justified`."""
+
+    JUSTIFIED = "justified"
+    ENUMERATED = "enumerated"
+    MAPPING_FREE = "mapping_free"
+
+    @property
+    def meaning(self) -> str:
+        return _SOUNDNESS[self]
+
+
+_SOUNDNESS = {
+    Soundness.JUSTIFIED: "under the values the reference's instance gives the output's "
+                         "constants, paired by name or in the only way there is",
+    Soundness.ENUMERATED: "a failure under every value of a finite set that holds the right "
+                          "one (each value of a free constant, or each pairing of constants)",
+    Soundness.MAPPING_FREE: "a failure under any mapping, not only the grammar's (too few "
+                            "states, or the own run of an output without constants fails)",
+}
+
+
 class Reason(enum.StrEnum):
     """Why a verdict is not `ok`: one code per cause, shared by both engines; each code
     belongs to one verdict (`verdict`) and says what it means (`meaning`)."""
@@ -45,11 +68,13 @@ class Reason(enum.StrEnum):
     GRAPH_REVERSE = "graph_reverse"
     TLC_REVERSE = "tlc_reverse"
     REVERSE_LIVENESS = "reverse_liveness"
+    TOO_FEW_STATES = "too_few_states"
     NO_CANDIDATE = "no_candidate"
     SHAPE_MISMATCH = "shape_mismatch"
     NO_ENTRY_POINTS = "no_entry_points"
     CONSTANTS_UNPAIRED = "constants_unpaired"
     CONSTANT_UNJUSTIFIED = "constant_unjustified"
+    PAIRING_AMBIGUOUS = "pairing_ambiguous"
     ASSUME_REJECTS = "assume_rejects_values"
     GRADER_ELEMENTS = "grader_elements"
     VALUES_DISAGREE = "values_disagree"
@@ -96,11 +121,15 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
     Reason.TLC_REVERSE: (_V.REVERSE_FAIL, "TLC's reverse run finds a violation"),
     Reason.REVERSE_LIVENESS: (_V.REVERSE_FAIL, "a fair behavior of R whose only output "
                               "behavior violates the output's fairness or liveness"),
+    Reason.TOO_FEW_STATES: (_V.REVERSE_FAIL, "the output has fewer initial states, states or "
+                            "steps than R: no mapping can cover R's behaviors"),
     Reason.NO_CANDIDATE: (_V.NO_MAPPING, "no mapping of the grammar fits"),
     Reason.SHAPE_MISMATCH: (_V.NO_MAPPING, "the wrapper engine's bijections cannot exist"),
     Reason.NO_ENTRY_POINTS: (_V.NO_MAPPING, "the output defines no Init or Next"),
     Reason.CONSTANTS_UNPAIRED: (_V.NO_MAPPING, "output constants with no value to take"),
     Reason.CONSTANT_UNJUSTIFIED: (_V.NO_MAPPING, "a failure under values R does not fix"),
+    Reason.PAIRING_AMBIGUOUS: (_V.NO_MAPPING, "a failure under one pairing of the output's "
+                               "constants with R's where another pairing did not fail"),
     Reason.ASSUME_REJECTS: (_V.NO_MAPPING, "the output's ASSUME rejects R's values"),
     Reason.GRADER_ELEMENTS: (_V.NO_MAPPING,
                              "the output fails only on elements the grader chose"),
@@ -133,6 +162,43 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
     Reason.REFERENCE_MISMATCH: (_V.NOT_COVERED,
                                 "the description names identifiers R never writes: not the "
                                 "task's reference"),
+}
+
+
+class ValueSource(enum.StrEnum):
+    """Where the value an output constant takes in a grade comes from."""
+
+    REFERENCE_CONSTANT = "reference_constant"
+    REFERENCE_DEFINITION = "reference_definition"
+    REFERENCE_COUNT = "reference_count"
+    OUTPUT_ASSUME = "output_assume"
+    OPAQUE_TOKEN = "opaque_token"  # noqa: S105 (a source of a value, not a secret)
+    UNUSED = "unused"
+    BOOLEAN_ROLE = "boolean_role"
+    EVERY_VALUE = "every_value"
+    GUESSED = "guessed"
+
+    @property
+    def meaning(self) -> str:
+        return _SOURCES[self]
+
+    @property
+    def justified(self) -> bool:
+        """Whether a verdict under this value says something about the output."""
+        return self is not ValueSource.GUESSED
+
+
+_S = ValueSource
+_SOURCES = {
+    _S.REFERENCE_CONSTANT: "the cfg value of the paired reference constant",
+    _S.REFERENCE_DEFINITION: "the reference's literal definition of the constant's own name",
+    _S.REFERENCE_COUNT: "the size of a paired reference set, `1..N` of a count, `ProcSet`",
+    _S.OUTPUT_ASSUME: "the output's own `ASSUME C = value`",
+    _S.OPAQUE_TOKEN: "a constant used only as a symbol: a model value of its own name",
+    _S.UNUSED: "no module uses it: any value will do",
+    _S.BOOLEAN_ROLE: "the value of a reference BOOLEAN constant it stands for",
+    _S.EVERY_VALUE: "every admissible value was graded, with one verdict",
+    _S.GUESSED: "a value the reference does not fix",
 }
 
 
@@ -174,6 +240,7 @@ class BehaviorResult:
     engine: str = "wrappers"
     details: dict[str, Any] = field(default_factory=dict)  # the engine's own facts
     code: Reason | None = None
+    soundness: Soundness | None = None  # set on a decided verdict by `soundness.classify`
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verdict", BehaviorVerdict(self.verdict))
@@ -185,6 +252,12 @@ class BehaviorResult:
         if self.code is not None and self.code.verdict is not self.verdict:
             raise ValueError(f"the reason code {self.code} explains {self.code.verdict}, "
                              f"not {self.verdict}")
+        if self.soundness is not None:
+            object.__setattr__(self, "soundness", Soundness(self.soundness))
+            if not self.verdict.decided:
+                raise ValueError(f"a {self.verdict} verdict decides nothing: no soundness class")
+            if self.passed and self.soundness is not Soundness.JUSTIFIED:
+                raise ValueError(f"an ok is only justified, not {self.soundness}")
 
     @property
     def passed(self) -> bool:
@@ -193,6 +266,7 @@ class BehaviorResult:
     def to_json(self) -> dict[str, Any]:
         return {"verdict": self.verdict.value, "passed": self.passed, "mapping": self.mapping,
                 "reason": self.reason, "reason_code": self.code.value if self.code else None,
+                "soundness": self.soundness.value if self.soundness else None,
                 "seconds": round(self.seconds, 3), "tlc_runs": self.tlc_runs,
                 "engine": self.engine, "attempts": [a.__dict__ for a in self.attempts],
                 "trace": [s.__dict__ for s in self.trace], **self.details}

@@ -12,13 +12,32 @@ import time
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from tlc_harness.behavior.options import DEFAULT_LIMIT
 from tlc_harness.behavior.policy import Job
 from tlc_harness.behavior.reverse_liveness import check_reverse_liveness, temporal_output
-from tlc_harness.behavior.search import Candidate, candidate_mappings, shape_mismatch
-from tlc_harness.behavior.staging import Reference, constant_values, stage_output, uncovered
-from tlc_harness.behavior.verdicts import Attempt, BehaviorResult, BehaviorVerdict, Reason, limit_reason
+from tlc_harness.behavior.search import (
+    Candidate,
+    assignments,
+    candidate_mappings,
+    shape_mismatch,
+)
+from tlc_harness.behavior.staging import (
+    CfgValues,
+    Reference,
+    constant_values,
+    stage_output,
+    uncovered,
+)
+from tlc_harness.behavior.verdicts import (
+    Attempt,
+    BehaviorResult,
+    BehaviorVerdict,
+    Reason,
+    ValueSource,
+    limit_reason,
+)
 from tlc_harness.behavior.wrapper_modules import check_label, forward_wrapper, reverse_wrapper
 from tlc_harness.tools.results import LIMIT_VERDICTS, TraceState, Verdict
 from tlc_harness.tools.runner import Harness
@@ -46,6 +65,8 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
     if why:
         return BehaviorResult(BehaviorVerdict.NO_MAPPING, None, why, time.monotonic() - start,
                               code=Reason.SHAPE_MISMATCH)
+    pairings = len(assignments(st.out_shape.constants, st.ref_shape.constants,
+                               st.out_shape.types, st.ref_shape.types)) or 1
     attempts: list[Attempt] = []
     runs = 0
     first_trace: tuple[TraceState, ...] = ()
@@ -103,6 +124,8 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
         if rev.verdict is Verdict.OK:
             details = {} if live is None else {"reverse_liveness": live.status,
                                                "reverse_liveness_reason": live.reason}
+            details.update(_constant_facts(cand.to_json(), attempts, values, pairings,
+                                           passed=True))
             return BehaviorResult(BehaviorVerdict.OK, cand.to_json(), f"refines both ways under "
                                   f"{cand.describe()}", time.monotonic() - start,
                                   tuple(attempts), (), runs, details=details)
@@ -121,6 +144,7 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
     if undecided:
         return BehaviorResult(BehaviorVerdict.UNDECIDED, last, undecided, seconds, tuple(attempts),
                               first_trace, runs, code=undecided_code)
+    facts = _constant_facts(last, attempts, values, pairings)
     if passed_forward:
         only_liveness = liveness_failures and not safety_failures
         return BehaviorResult(BehaviorVerdict.REVERSE_FAIL, last, "the output allows too few behaviors "
@@ -128,7 +152,7 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
                               + (", on its fairness or liveness)" if only_liveness else ")"),
                               seconds, tuple(attempts), first_trace, runs,
                               code=Reason.REVERSE_LIVENESS if only_liveness
-                              else Reason.TLC_REVERSE)
+                              else Reason.TLC_REVERSE, details=facts)
     if attempts and rejected == len(attempts):
         return BehaviorResult(BehaviorVerdict.NO_MAPPING, last,
                               f"the output's ASSUME rejects the reference's "
@@ -160,10 +184,25 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
         return BehaviorResult(BehaviorVerdict.FORWARD_FAIL, last, f"the output's own run fails under the "
                               f"reference's constants ({check_label(own)})", seconds,
                               tuple(attempts), own.trace or first_trace, runs,
-                              code=Reason.OUTPUT_RUN_FAILS)
+                              code=Reason.OUTPUT_RUN_FAILS, details=facts)
     return BehaviorResult(BehaviorVerdict.FORWARD_FAIL, last, f"forward check failed under all "
                           f"{len(attempts)} mapping(s); first: {attempts[0].forward}",
-                          seconds, tuple(attempts), first_trace, runs, code=Reason.TLC_FORWARD)
+                          seconds, tuple(attempts), first_trace, runs, code=Reason.TLC_FORWARD,
+                          details=facts)
+
+
+def _constant_facts(mapping: dict[str, Any] | None, attempts: list[Attempt], values: CfgValues,
+                    pairings: int, *, passed: bool = False) -> dict[str, Any]:
+    """The verdict's constants (each the cfg value of the reference constant it is paired
+    with) and the pairings of constants: how many exist, how many were tried, and for a
+    failure how many failed (all tried: a failure is reported once every candidate is)."""
+    pairs = (mapping or {}).get("constants", {})
+    tried = len({tuple(sorted(a.mapping.get("constants", {}).items())) for a in attempts})
+    return {"constants": {g: {"value": values.literals.get(r, r).strip(), "from": r,
+                              "source": ValueSource.REFERENCE_CONSTANT.value}
+                          for g, r in pairs.items()},
+            "pairings": {"total": pairings, "graded": tried,
+                         **({} if passed else {"failed": tried})}}
 
 
 class WrapperEngine:

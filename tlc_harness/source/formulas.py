@@ -50,23 +50,29 @@ def _text(src: bytes, node: Node) -> str:
     return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
 
-def top_definitions(files: Mapping[str, str]) -> dict[str, tuple[Node, bytes, int]]:
-    """Top-level definitions of the `.tla` modules: name -> (body, module bytes with comments
-    blanked, arity); the first module to define a name wins."""
-    out: dict[str, tuple[Node, bytes, int]] = {}
+def _units(files: Mapping[str, str]) -> Iterator[tuple[Node, bytes]]:
+    """The top-level units of each `.tla` module (definitions, ASSUMEs, ...), each with its
+    module's bytes, comments blanked."""
     for name, text in files.items():
         if not name.endswith(".tla"):
             continue
         src = blank_comments(text).encode("utf-8")
         for module in parser().parse(src).root_node.children:
             for node in module.children if module.type == "module" else []:
-                if node.type == "local_definition" and node.named_child_count:
-                    node = node.named_children[-1]
-                head, body = node.child_by_field_name("name"), node.child_by_field_name(
-                    "definition")
-                if node.type == "operator_definition" and head is not None and body is not None:
-                    out.setdefault(_text(src, head), (body, src, len(
-                        node.children_by_field_name("parameter"))))
+                yield node, src
+
+
+def top_definitions(files: Mapping[str, str]) -> dict[str, tuple[Node, bytes, int]]:
+    """Top-level definitions of the `.tla` modules: name -> (body, module bytes with comments
+    blanked, arity); the first module to define a name wins."""
+    out: dict[str, tuple[Node, bytes, int]] = {}
+    for node, src in _units(files):
+        if node.type == "local_definition" and node.named_child_count:
+            node = node.named_children[-1]
+        head, body = node.child_by_field_name("name"), node.child_by_field_name("definition")
+        if node.type == "operator_definition" and head is not None and body is not None:
+            out.setdefault(_text(src, head), (body, src, len(
+                node.children_by_field_name("parameter"))))
     return out
 
 
@@ -156,3 +162,24 @@ def _has_box_of_action(node: Node) -> bool:
             return True
         todo.extend(n.children)
     return False
+
+
+def assumed_equalities(files: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+    """What the modules' ASSUMEs say a name equals: each conjunct `Name = expr` (or
+    `expr = Name`) of an `ASSUME`/`ASSUMPTION` at the top level, by name, the texts in the
+    order written (a name with two different texts has two entries)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for node, src in _units(files):
+        if node.type != "assumption" or not node.named_child_count:
+            continue
+        for item in conjunction_items(node.named_children[-1]):
+            symbol = getattr(item.child_by_field_name("symbol"), "type", "")
+            lhs, rhs = item.child_by_field_name("lhs"), item.child_by_field_name("rhs")
+            if item.type != "bound_infix_op" or symbol != "eq" or lhs is None or rhs is None:
+                continue
+            for side, other in ((lhs, rhs), (rhs, lhs)):
+                said = " ".join(_text(src, other).split())
+                name = _text(src, side)
+                if side.type == "identifier_ref" and said not in found.get(name, ()):
+                    found[name] = (*found.get(name, ()), said)
+    return found

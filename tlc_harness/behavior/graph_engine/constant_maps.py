@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
@@ -15,6 +15,7 @@ from tlc_harness.behavior.graph_engine.constant_values import (
     GUESSED_NUMBERS,
     cardinalities,
     distinct_bases,
+    is_literal,
     literal_definitions,
     literal_values,
     operator_functions,
@@ -22,6 +23,8 @@ from tlc_harness.behavior.graph_engine.constant_values import (
 )
 from tlc_harness.behavior.search import assignments, value_type
 from tlc_harness.behavior.staging import CfgValues, Reference, Staged
+from tlc_harness.behavior.verdicts import ValueSource
+from tlc_harness.source.formulas import assumed_equalities
 from tlc_harness.source.identifiers import analyze_module
 
 MAX_CONSTANT_MAPS = 3     # constant maps explored before giving up
@@ -59,12 +62,49 @@ class ConstantPlan:
     booleans: tuple[str, ...] = ()
     #: the reference's BOOLEAN constants (cfg value TRUE or FALSE) whose roles they may play
     ref_booleans: Mapping[str, str] = field(default_factory=dict)
+    #: output constants whose own ASSUME fixes their value (`ASSUME Hours = 1..12`)
+    assumed: frozenset[str] = frozenset()
+    #: how many pairings of the output's constants with the reference's values exist (the
+    #: plan keeps the likeliest `MAX_CONSTANT_MAPS` as `groups`)
+    pairings: int = 1
 
     def plays_roles(self, const_map: Mapping[str, str]) -> bool:
         """Whether the values `const_map` gives the output's BOOLEAN constants are those of
         reference BOOLEAN constants it pairs with no other output constant, each its own (a
         renamed parameter keeps the reference's value): an `ok` under them stands."""
         return _plays_roles(const_map, self.booleans, self.ref_booleans)
+
+    def sources(self, const_map: Mapping[str, str], every_value: Sequence[str] = ()
+                ) -> dict[str, dict[str, str]]:
+        """Each output constant of `const_map`: its value, what it was paired with (`from`)
+        and the value's source (`ValueSource`); `every_value` names the constants whose every
+        admissible value was graded with the same verdict."""
+        guessed = set(self.guessed(const_map))
+        found = {}
+        for g, r in const_map.items():
+            if g in every_value:
+                source = ValueSource.EVERY_VALUE
+            elif r == UNUSED:
+                source = ValueSource.UNUSED
+            elif g in self.assumed:
+                source = ValueSource.OUTPUT_ASSUME
+            elif g in self.symbols:
+                source = ValueSource.OPAQUE_TOKEN
+            elif g in self.booleans and r in ("TRUE", "FALSE"):
+                source = (ValueSource.BOOLEAN_ROLE if self.plays_roles(const_map)
+                          else ValueSource.GUESSED)
+            elif g in guessed or (g in self.standing and re.fullmatch(r"-?\d+", r)):
+                # (a standing constant takes each number in turn, in the maps it stands in)
+                source = ValueSource.GUESSED
+            elif r in self.ref_constants:
+                source = ValueSource.REFERENCE_CONSTANT
+            elif r == g and r in self.own_name_definitions:
+                source = ValueSource.REFERENCE_DEFINITION
+            else:
+                source = ValueSource.REFERENCE_COUNT
+            found[g] = {"value": self.values.literals.get(r, r).strip(), "from": r,
+                        "source": source.value}
+        return found
 
     def guessed(self, const_map: Mapping[str, str]) -> list[str]:
         """The output constants of `const_map` whose values the reference does not fix: a
@@ -78,9 +118,11 @@ class ConstantPlan:
         shared = Counter(const_map.values())
         return sorted(g for g, r in const_map.items()
                       if r not in ("TRUE", "FALSE", UNUSED) and g not in self.symbols
+                      and g not in self.assumed
                       and not (r == g and r in self.own_name_definitions)
                       and not (r in self.typed_values and shared[r] == 1
-                               and self.out_types.get(g) == self.typed_values[r])
+                               and self.out_types.get(g) == self.typed_values[r]
+                               and counted(r) not in const_map.values())
                       and (r not in self.ref_constants or (shared[r] > 1 and r != g)))
 
 
@@ -112,10 +154,24 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
     # opposite)
     ref_booleans = {c: literals[c].strip() for c in usable if c not in out_consts
                     and literals[c].strip() in ("TRUE", "FALSE")}
-    paired = tuple(c for c in out_consts if c not in unused and c not in booleans)
+    # a constant whose own ASSUME says its value (`ASSUME Hours = 1..12`) has that value
+    # alone: it takes it, unless it is named as a reference constant (whose cfg value the
+    # task's model gives it, and which the ASSUME then admits or rejects)
+    said = assumed_equalities(staged.out_files)
+    assumed = {c: said[c][0] for c in out_consts if len(said.get(c, ())) == 1
+               and c not in unused and c not in usable and c not in booleans
+               and is_literal(said[c][0])}
+    # a constant used only as a symbol (`Null`, a message kind, a vote) names a thing: a model
+    # value of its own name, distinct from every other value (any distinct values give the
+    # same behaviors up to renaming them), not a reference number it could collide with;
+    # unless the reference has a constant or a definition of its name
+    symbols = {c: c for c in out_consts if c in staged.out_shape.symbols and c not in usable
+               and c not in unused and c not in assumed and c not in booleans
+               and c not in staged.ref_shape.definitions and c not in ref_consts}
+    paired = tuple(c for c in out_consts if c not in unused and c not in booleans
+                   and c not in assumed and c not in symbols)
     maps = assignments(paired, usable, out_types, types)
     targets = usable
-    symbols: dict[str, str] = {}
     own_names: set[str] = set()
     typed_values: dict[str, str] = {}
     if not maps:
@@ -124,8 +180,8 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
         fixed.update(operator_functions(ref, {**literal_values(literals, usable), **fixed},
                                         set(paired) - set(fixed)))
         # a symbol the reference has no value for is a model value of its own name
-        symbols = {c: c for c in paired if c in staged.out_shape.symbols
-                   and c not in fixed and c not in literals}
+        symbols.update({c: c for c in paired if c in staged.out_shape.symbols
+                        and c not in fixed and c not in literals})
         paired = tuple(c for c in paired if c not in symbols)
         own_names = set(fixed) & set(paired)
         counts = cardinalities(literals, usable)
@@ -141,17 +197,19 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
         literals.update({n: n for n in GUESSED_NUMBERS})
         types.update({n: "int" for n in GUESSED_NUMBERS})
         maps = assignments(paired, targets + GUESSED_NUMBERS, out_types, types)
-    facts = partial(ConstantPlan, ref_constants=frozenset(usable),
+    facts = partial(ConstantPlan, ref_constants=frozenset(usable), assumed=frozenset(assumed),
                     own_name_definitions=frozenset(own_names), typed_values=typed_values,
                     out_types=out_types, symbols=frozenset(symbols))
     if not maps:
         return facts(groups=(), values=replace(values, literals=literals))
     literals.update({"TRUE": "TRUE", "FALSE": "FALSE", UNUSED: UNUSED, **symbols})
-    free = {c: UNUSED for c in unused}
+    literals.update({value: value for value in assumed.values()})
+    free = {**{c: UNUSED for c in unused}, **assumed}
     groups: list[tuple[dict[str, str], ...]] = []
     standing_all: set[str] = set()
     model_values = ref.cfg.model_values()
-    for base in distinct_bases(maps):
+    bases = distinct_bases(maps)
+    for base in bases:
         # a number where the reference has a model value (the counter among numbered
         # prisoners) stands for it through the value translation: any number may
         standing = {g for g, r in base.items() if out_types.get(g) == "int"
@@ -176,7 +234,7 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
             break
     return facts(groups=tuple(groups), values=replace(values, literals=literals),
                  standing=frozenset(standing_all), booleans=booleans,
-                 ref_booleans=ref_booleans)
+                 ref_booleans=ref_booleans, pairings=len(bases))
 
 
 def swept_numbers(ref: Reference, literals: Mapping[str, str]) -> tuple[str, ...]:
@@ -192,6 +250,14 @@ def swept_numbers(ref: Reference, literals: Mapping[str, str]) -> tuple[str, ...
         found.update(int(n) for n in re.findall(r"(?<![\w.])\d(?![\w.])", code))
     small = sorted(found)[:MAX_SWEPT_VALUES]
     return tuple(str(n) for n in small)
+
+
+def counted(value: str) -> str | None:
+    """The reference constant a count names (`Cardinality(Procs)`, `1..N`): an output constant
+    takes it only where no other output constant stands for that reference constant itself
+    (an output with both `Procs` and `N` counts something else with `N`)."""
+    hit = re.fullmatch(r"Cardinality\((\w+)\)|1\.\.(\w+)", value)
+    return (hit.group(1) or hit.group(2)) if hit else None
 
 
 def _plays_roles(const_map: Mapping[str, str], booleans: tuple[str, ...],

@@ -88,6 +88,12 @@ def cardinalities(literals: Mapping[str, str], constants: tuple[str, ...]) -> di
     return found
 
 
+def is_literal(text: str) -> bool:
+    """Whether `text` is a plain literal: numbers, strings, booleans, sets, tuples, ranges."""
+    return _LITERAL.fullmatch(text.strip()) is not None and \
+        re.search(r'\d|"|TRUE|FALSE|\{\s*\}', text) is not None
+
+
 def literal_values(literals: Mapping[str, str], names: Sequence[str]) -> dict[str, str]:
     """The values of `names` among `literals` that are plain literals (numbers, strings, sets
     and tuples of them), which any module can hold."""

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from tlc_harness.behavior.checks import too_small
 from tlc_harness.behavior.graph_engine.confirm import confirm
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan, plan_constants
 from tlc_harness.behavior.graph_engine.constant_values import as_model_values, carried_overrides
@@ -161,10 +162,13 @@ class GraphGrade:
         plan = plan_constants(ref, staged, values)
         first = None if plan.groups else self.no_constants(staged)
         guessed_ok: BehaviorResult | None = None
+        pairings = {"total": plan.pairings, "graded": 0, "failed": 0}
+        self.facts["pairings"] = pairings
         for n, group in enumerate(plan.groups):
             if n:
                 self.retried("next_constant_map")
             graded = self.under_every_value(staged, plan, group, ref_graph.graph)
+            pairings["graded"] += 1
             if isinstance(graded, StepAside) and first is not None and \
                     first.verdict in FAILURES and graded.details.get("cut_under"):
                 # a likelier map failed; a less likely one whose cut TLC cannot run (the
@@ -195,6 +199,7 @@ class GraphGrade:
                                      f"{', '.join(guessed)} "
                                      f"({given_text({g: group[0][g] for g in guessed})}): "
                                      f"{graded.verdict}: {graded.reason}"))
+            pairings["failed"] += graded.verdict in FAILURES
             if first is None or _further(graded, first):  # a map that got further wins
                 first = graded
         if guessed_ok is not None and (first is None or first.verdict not in FAILURES):
@@ -235,7 +240,10 @@ class GraphGrade:
             if n:
                 self.retried("values_swept")
             graded = self.under(staged, plan, plan.values, const_map, ref_graph)
-            if isinstance(graded, StepAside) or len(group) == 1:
+            if isinstance(graded, StepAside):
+                return graded
+            graded = _with_sources(graded, plan, const_map)
+            if len(group) == 1:
                 return graded
             if graded.passed:
                 return self.passed_under_every_value(staged, plan, group, n, graded, results,
@@ -249,12 +257,15 @@ class GraphGrade:
         forward = [r for r in results if r.verdict == BehaviorVerdict.FORWARD_FAIL]
         if failed and len(failed) + len(rejected) == len(results):
             shown = (forward or failed)[0]
+            every = [g for g in varying if forward or g in plan.standing
+                     or group[0][g] in ("TRUE", "FALSE")]
+            shown_map = group[results.index(shown)]
             return replace(shown, reason=f"under every value of {', '.join(varying)} "
                            f"({tried}: {len(failed)} tried, {len(rejected)} rejected by the "
                            f"output's ASSUME): {shown.reason}",
-                           details={**shown.details, "failed_under_every_value": [
-                               g for g in varying if forward or g in plan.standing
-                               or group[0][g] in ("TRUE", "FALSE")]}, **self.totals())
+                           details={**shown.details, "failed_under_every_value": every,
+                                    "constants": plan.sources(shown_map, every)},
+                           **self.totals())
         best = max(results, key=_progress)
         if best.verdict in FAILURES:  # another value gave no mapping: nothing is decided
             return replace(best, verdict=BehaviorVerdict.NO_MAPPING, code=Reason.VALUES_DISAGREE, reason=(
@@ -277,7 +288,7 @@ class GraphGrade:
             same = [m for m in group if all(m[b] == group[n][b] for b in plan.booleans)]
             varying = [g for g in varying if g not in plan.booleans]
             if not varying:
-                return graded
+                return graded  # its sources say so (`boolean_role`)
         else:
             same = list(group)
         before = [r for m, r in zip(group[:n], before, strict=True) if m in same]
@@ -294,7 +305,10 @@ class GraphGrade:
                           for g in varying)
         if other is None:
             return replace(graded, reason=f"{graded.reason}, under every value of "
-                           f"{', '.join(varying)} ({tried})", **self.totals())
+                           f"{', '.join(varying)} ({tried})",
+                           details={**graded.details,
+                                    "constants": plan.sources(group[n], varying)},
+                           **self.totals())
         return replace(graded, verdict=BehaviorVerdict.UNDECIDED, code=Reason.VALUE_BY_TRYING,
                        reason=f"the output refines the reference under some values of "
                        f"{', '.join(varying)} only ({tried}; another gives {other.verdict}): "
@@ -348,6 +362,7 @@ class GraphGrade:
         if bounded and cut is None:
             cut = cut_seed(staged, const_map)
         own_spec = SpecSource(staged.out_main, staged.out_files)
+        whole = cut is None  # the output's graph is its whole state space
         if cut is not None:
             self.facts["cut_under"] = describe(cut)
             src, wcfg = forward_wrapper(ref, staged, cut, values)
@@ -410,6 +425,10 @@ class GraphGrade:
                          deadlock=deadlock)
         self.facts["inference_seconds"] = round(time.monotonic() - t0, 3)
         self.facts["mappings_checked"] = inferred.tried
+        small = too_small(out_graph, ref_graph) if whole else None
+        if small and inferred.verdict in (BehaviorVerdict.NO_MAPPING, BehaviorVerdict.UNDECIDED):
+            # what the grammar's search could not decide, counting does, for any mapping
+            return self.result(BehaviorVerdict.REVERSE_FAIL, small, Reason.TOO_FEW_STATES)
         if bounded and inferred.verdict != BehaviorVerdict.OK:
             # an `ok` holds however G's graph was cut (its states are reachable, and TLC's
             # confirming run cuts under the mapping found); a failure holds under the mapping
@@ -479,6 +498,14 @@ class GraphGrade:
                            f"specification with its fairness, a temporal property or an "
                            f"invariant){note}", Reason.TLC_FORWARD, mapping=mapping,
                            trace=check.trace, details={"trace_of": "output"})
+
+
+def _with_sources(graded: BehaviorResult, plan: ConstantPlan, const_map: dict[str, str]
+                  ) -> BehaviorResult:
+    """The grade with its constants' values and their sources (`ConstantPlan.sources`)."""
+    if not const_map:
+        return graded
+    return replace(graded, details={**graded.details, "constants": plan.sources(const_map)})
 
 
 def _written(files: Mapping[str, str], name: str) -> bool:

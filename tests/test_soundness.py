@@ -1,0 +1,319 @@
+"""The soundness class of a decided verdict, and the sources of the constants' values it rests
+on (no TLC run: the plan and the classifier work on source text and recorded facts)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tlc_harness.behavior.checks import too_small
+from tlc_harness.behavior.engine import grade_behavior
+from tlc_harness.behavior.graph_engine.constant_maps import plan_constants
+from tlc_harness.behavior.graphs import StateGraph
+from tlc_harness.behavior.options import BehaviorOptions
+from tlc_harness.behavior.soundness import classify
+from tlc_harness.behavior.staging import Reference, constant_values, stage_output
+from tlc_harness.behavior.verdicts import (
+    BehaviorResult,
+    BehaviorVerdict,
+    Reason,
+    Soundness,
+    ValueSource,
+)
+from tlc_harness.source.cfg import ModelConfig
+from tlc_harness.source.formulas import assumed_equalities
+from tlc_harness.tools.runner import Harness
+
+V, R, S = BehaviorVerdict, Reason, Soundness
+COUNTER = """---- MODULE Counter ----
+EXTENDS Naturals
+CONSTANTS Max, Step
+VARIABLE x
+Init == x = 0
+Next == x + Step <= Max /\\ x' = x + Step
+Spec == Init /\\ [][Next]_x
+====
+"""
+REF = Reference("Counter", {"Counter.tla": COUNTER},
+                ModelConfig(constants=(("Max", "3"), ("Step", "1")), specification="Spec",
+                            check_deadlock=False))
+_OUT = COUNTER.replace("Counter", "Other")
+
+
+def _const(value: str, source: ValueSource, paired: str | None = None,
+           name: str = "") -> dict[str, str]:
+    return {"value": value, "from": paired or name, "source": source.value}
+
+
+def _result(verdict: BehaviorVerdict, code: Reason | None = None, *,
+            constants: dict[str, dict[str, str]] | None = None,
+            pairings: dict[str, int] | None = None) -> BehaviorResult:
+    details: dict[str, Any] = {}
+    if constants is not None:
+        details["constants"] = constants
+    if pairings is not None:
+        details["pairings"] = pairings
+    return BehaviorResult(verdict, None, "why", 0.0, code=code, details=details)
+
+
+# --------------------------------------------------------------------------- the class
+def test_an_ok_under_the_references_values_is_justified() -> None:
+    graded = classify(_result(V.OK, constants={
+        "Max": _const("3", ValueSource.REFERENCE_CONSTANT, name="Max"),
+        "Flag": _const("TRUE", ValueSource.EVERY_VALUE, name="Flag")}))
+    assert graded.verdict is V.OK and graded.soundness is S.JUSTIFIED
+    assert graded.to_json()["soundness"] == "justified"
+
+
+def test_an_ok_under_a_guessed_value_is_undecided() -> None:
+    graded = classify(_result(V.OK, constants={
+        "Limit": _const("2", ValueSource.GUESSED, "2")}))
+    assert graded.verdict is V.UNDECIDED and graded.code is R.VALUE_GUESSED
+    assert graded.soundness is None and "Limit = 2" in graded.reason
+
+
+def test_a_failure_of_an_output_without_constants_in_its_own_run_is_mapping_free() -> None:
+    graded = classify(_result(V.FORWARD_FAIL, R.OUTPUT_RUN_FAILS, constants={}))
+    assert graded.soundness is S.MAPPING_FREE
+    # with constants, the failure rests on their values
+    with_values = classify(_result(V.FORWARD_FAIL, R.OUTPUT_RUN_FAILS, constants={
+        "Max": _const("3", ValueSource.REFERENCE_CONSTANT, name="Max")}))
+    assert with_values.soundness is S.JUSTIFIED
+
+
+def test_a_failure_under_a_guessed_value_is_not_decided() -> None:
+    graded = classify(_result(V.FORWARD_FAIL, R.GRAPH_FORWARD, constants={
+        "Limit": _const("2", ValueSource.GUESSED, "2")}))
+    assert graded.verdict is V.NO_MAPPING and graded.code is R.CONSTANT_UNJUSTIFIED
+
+
+def test_a_failure_under_every_value_of_a_free_constant_is_enumerated() -> None:
+    graded = classify(_result(V.REVERSE_FAIL, R.GRAPH_REVERSE, constants={
+        "Max": _const("3", ValueSource.REFERENCE_CONSTANT, name="Max"),
+        "Debug": _const("TRUE", ValueSource.EVERY_VALUE, name="Debug")}))
+    assert graded.soundness is S.ENUMERATED
+
+
+@pytest.mark.parametrize(("pairings", "names_agree", "verdict", "soundness"), [
+    # the only pairing there is: justified
+    ({"total": 1, "graded": 1, "failed": 1}, False, V.FORWARD_FAIL, S.JUSTIFIED),
+    # several pairings, the output's constants named as the reference's: justified
+    ({"total": 2, "graded": 1, "failed": 1}, True, V.FORWARD_FAIL, S.JUSTIFIED),
+    # several, named otherwise, every one failed: enumerated
+    ({"total": 2, "graded": 2, "failed": 2}, False, V.FORWARD_FAIL, S.ENUMERATED),
+    # several, named otherwise, one not graded or not failed: the failure is not justified
+    ({"total": 3, "graded": 3, "failed": 2}, False, V.NO_MAPPING, None),
+    ({"total": 4, "graded": 3, "failed": 3}, False, V.NO_MAPPING, None),
+])
+def test_a_failure_under_one_pairing_of_constants_needs_that_pairing_justified(
+        pairings: dict[str, int], names_agree: bool, verdict: BehaviorVerdict,
+        soundness: Soundness | None) -> None:
+    constants = {"Max": _const("3", ValueSource.REFERENCE_CONSTANT,
+                               "Max" if names_agree else "Limit", "Max"),
+                 "Step": _const("1", ValueSource.REFERENCE_CONSTANT,
+                                "Step" if names_agree else "Stride", "Step")}
+    graded = classify(_result(V.FORWARD_FAIL, R.TLC_FORWARD, constants=constants,
+                              pairings=pairings))
+    assert graded.verdict is verdict and graded.soundness is soundness
+    if verdict is V.NO_MAPPING:
+        assert graded.code is R.PAIRING_AMBIGUOUS and "Max <- Limit" in graded.reason
+
+
+def test_verdicts_that_decide_nothing_keep_no_class() -> None:
+    for verdict, code in ((V.UNDECIDED, R.TIME_BUDGET), (V.NO_MAPPING, R.NO_CANDIDATE),
+                          (V.NOT_COVERED, R.REFERENCE_FAILS)):
+        assert classify(_result(verdict, code)).soundness is None
+        with pytest.raises(ValueError, match="decides nothing"):
+            BehaviorResult(verdict, None, "", 0.0, code=code, soundness=S.JUSTIFIED)
+
+
+def test_an_ok_is_only_justified() -> None:
+    with pytest.raises(ValueError, match="only justified"):
+        BehaviorResult(V.OK, None, "", 0.0, soundness=S.ENUMERATED)
+
+
+# ----------------------------------------------------------------- sources in the plan
+def _plan(out: str) -> Any:
+    values, unsupported = constant_values(REF)
+    assert unsupported is None
+    return plan_constants(REF, stage_output({"Other.tla": out}, "Other", REF), values)
+
+
+def test_constants_paired_with_the_references_take_its_values_as_their_source() -> None:
+    out = COUNTER.replace("Counter", "Other").replace("CONSTANTS Max, Step",
+                                                      "CONSTANTS Max, Stride")
+    plan = _plan(out.replace("Step", "Stride"))
+    sources = plan.sources(plan.groups[0][0])
+    assert sources["Max"] == {"value": "3", "from": "Max", "source": "reference_constant"}
+    assert sources["Stride"]["source"] == "reference_constant"
+    assert sources["Stride"]["from"] in ("Step", "Max")
+    assert plan.pairings == 2  # Max and Stride could take either number
+
+
+def test_a_boolean_swept_for_every_value_and_an_unused_constant_say_so() -> None:
+    out = COUNTER.replace("Counter", "Other").replace(
+        "CONSTANTS Max, Step", "CONSTANTS Max, Step, Debug, Spare").replace(
+        "x' = x + Step", "x' = x + Step /\\ (Debug \\/ ~Debug)")
+    plan = _plan(out)
+    group = plan.groups[0]
+    assert plan.sources(group[0])["Spare"]["source"] == "unused"
+    # a BOOLEAN no reference constant stands for: one value alone is not the reference's
+    assert plan.sources(group[0])["Debug"]["source"] == "guessed"
+    assert plan.sources(group[0], ["Debug"])["Debug"]["source"] == "every_value"
+
+
+def test_assumed_equalities_are_read_from_every_assume_and_never_from_comments() -> None:
+    module = """---- MODULE M ----
+CONSTANTS N, Hours, M, K
+ASSUME N = 5
+ASSUME /\\ Hours = 1 .. 12
+       /\\ M \\in Nat
+       /\\ 3 = K
+ASSUMPTION Bound == N = 3
+\\* ASSUME M = 4
+(* ASSUME K = 9 *)
+====
+"""
+    assert assumed_equalities({"M.tla": module}) == {
+        "N": ("5", "3"), "Hours": ("1 .. 12",), "K": ("3",)}
+
+
+def test_a_constant_its_own_assume_fixes_takes_that_value() -> None:
+    out = COUNTER.replace("Counter", "Other").replace(
+        "CONSTANTS Max, Step", "CONSTANTS Max, Step, Width\nASSUME Width = 2").replace(
+        "x' = x + Step", "x' = x + Step /\\ Width > 1")
+    plan = _plan(out)
+    sources = plan.sources(plan.groups[0][0])
+    assert sources["Width"] == {"value": "2", "from": "2", "source": "output_assume"}
+    assert plan.guessed(plan.groups[0][0]) == []
+    # named as a reference constant, the constant takes the task's value (its ASSUME may
+    # then reject it); two different equalities fix nothing
+    assert _plan(out.replace("ASSUME Width = 2", "ASSUME Max = 7")).sources(
+        _plan(out.replace("ASSUME Width = 2", "ASSUME Max = 7")).groups[0][0])["Max"][
+        "source"] == "reference_constant"
+    twice = _plan(out.replace("ASSUME Width = 2", "ASSUME Width = 2 /\\ Width = 3"))
+    assert "Width" not in twice.assumed
+
+
+def test_a_count_of_a_reference_constant_is_a_value_only_where_nothing_else_stands_for_it(
+        ) -> None:
+    # the output enumerates what the reference counts: `Slots` is `1..Max`
+    alone = _OUT.replace("CONSTANTS Max, Step", "CONSTANTS Slots, Step").replace(
+        "x + Step <= Max", "x + Step <= Cardinality(Slots)").replace(
+        "EXTENDS Naturals", "EXTENDS Naturals, FiniteSets")
+    plan = _plan(alone)
+    sources = [plan.sources(group[0])["Slots"] for group in plan.groups]
+    assert {"value": "1..3", "from": "1..Max", "source": "reference_count"} in sources
+    # `1..Step` counts what the output's own `Step` stands for: not a value of `Slots`
+    assert {"value": "1..1", "from": "1..Step", "source": "guessed"} in sources
+    # beside an output constant paired with `Max` itself, the set is something else
+    both = _plan(DEGENERATE["empty_set"])
+    assert both.sources(both.groups[0][0])["Extra"]["source"] == "guessed"
+
+
+START_REF = Reference(
+    "Counter", {"Counter.tla": COUNTER.replace("CONSTANTS Max, Step", "CONSTANTS Max, Step, Start")
+                .replace("x = 0", "x = Start")},
+    ModelConfig(constants=(("Max", "3"), ("Step", "1"), ("Start", "0")), specification="Spec",
+                check_deadlock=False))
+#: an output with a mode it names by a constant used only as a symbol (`Idle`)
+TOKEN_OUT = _OUT.replace("CONSTANTS Max, Step", "CONSTANTS Max, Step, Idle").replace(
+    "VARIABLE x", "VARIABLES x, mode").replace("Init == x = 0", "Init == x = 0 /\\ mode = Idle").replace(
+    "x' = x + Step", "x' = x + Step /\\ mode' \\in {Idle, mode}").replace(
+    "[][Next]_x", "[][Next]_<<x, mode>>")
+
+
+def test_an_opaque_token_is_a_model_value_of_its_own_not_a_reference_number() -> None:
+    # `Idle` would pair with the reference's `Start` (a number) by position; it only names
+    values, _ = constant_values(START_REF)
+    plan = plan_constants(START_REF, stage_output({"Other.tla": TOKEN_OUT}, "Other", START_REF),
+                          values)
+    assert plan.sources(plan.groups[0][0])["Idle"] == {
+        "value": "Idle", "from": "Idle", "source": "opaque_token"}
+
+
+# -------------------------------------------------------------------- graded with TLC
+def _grade(harness: Harness, out: str) -> BehaviorResult:
+    return grade_behavior(harness, REF, {"Other.tla": out}, "Other",
+                          BehaviorOptions(engine="auto", timeout=120))
+
+
+def test_a_graded_ok_and_failure_carry_their_class_and_sources(harness: Harness) -> None:
+    same = COUNTER.replace("Counter", "Other")
+    graded = _grade(harness, same)
+    assert graded.verdict is V.OK and graded.soundness is S.JUSTIFIED
+    assert graded.details["constants"]["Max"]["source"] == "reference_constant"
+    wrong = _grade(harness, same.replace("x = 0", "x \\in {0, 1}"))
+    assert wrong.verdict is V.FORWARD_FAIL and wrong.soundness is S.JUSTIFIED
+
+
+def test_an_output_with_a_value_its_assume_gives_is_graded_under_it(harness: Harness) -> None:
+    out = COUNTER.replace("Counter", "Other").replace(
+        "CONSTANTS Max, Step", "CONSTANTS Max, Step, Start\nASSUME Start = 0").replace(
+        "x = 0", "x = Start")
+    graded = _grade(harness, out)
+    assert graded.verdict is V.OK and graded.soundness is S.JUSTIFIED, graded.reason
+    assert graded.details["constants"]["Start"]["source"] == "output_assume"
+    # a value the output fixes that gives other behaviors is the output's failure
+    off = _grade(harness, out.replace("ASSUME Start = 0", "ASSUME Start = 1"))
+    assert off.verdict is V.FORWARD_FAIL and off.soundness is S.JUSTIFIED, off.reason
+
+
+def _graph(states: int, initial: list[int], edges: list[tuple[int, int]]) -> StateGraph:
+    return StateGraph(("x",), [(i,) for i in range(states)], initial, edges)
+
+
+@pytest.mark.parametrize(("out", "small"), [
+    (_graph(4, [0], [(0, 1), (1, 2), (2, 3)]), None),               # as many of each
+    (_graph(5, [0, 4], [(0, 1), (1, 2), (2, 3), (4, 0)]), None),    # more is fine
+    (_graph(4, [0], [(0, 1), (1, 2)]), "steps"),                    # a step fewer
+    (_graph(3, [0], [(0, 1), (1, 2), (2, 0)]), "reachable states"),
+    (_graph(4, [], []), "initial states"),
+])
+def test_an_output_with_fewer_states_or_steps_cannot_cover_the_reference(
+        out: StateGraph, small: str | None) -> None:
+    ref = _graph(4, [0], [(0, 1), (1, 2), (2, 3)])
+    found = too_small(out, ref)
+    assert (found is None) if small is None else (found is not None and small in found)
+
+
+def test_an_output_too_small_for_any_mapping_is_a_mapping_free_reverse_failure(
+        harness: Harness) -> None:
+    # strings where the reference counts: no mapping of the grammar, and too few states
+    out = COUNTER.replace("Counter", "Other").replace("x = 0", 'x = "lo"').replace(
+        "x + Step <= Max /\\ x' = x + Step", "x = \"lo\" /\\ x' = \"hi\" /\\ Step <= Max")
+    graded = _grade(harness, out)
+    assert graded.verdict is V.REVERSE_FAIL and graded.code is R.TOO_FEW_STATES, graded.reason
+    assert graded.soundness is S.MAPPING_FREE
+
+
+# ---------------------------------------------------- degenerate-value negatives (controls)
+DEGENERATE = {
+    # right only when a constant nothing gives a value is 1
+    "one_copy": _OUT.replace("CONSTANTS Max, Step", "CONSTANTS Max, Step, Copies").replace(
+        "x + Step <= Max /\\ x' = x + Step", "x + Step * Copies <= Max /\\ x' = x + Step * Copies"),
+    # right only when a set nothing gives a value is empty
+    "empty_set": _OUT.replace("CONSTANTS Max, Step", "CONSTANTS Max, Step, Extra").replace(
+        "x' = x + Step", "x' \\in {x + Step} \\cup {e \\in Extra : e <= Max}"),
+    # right only when a token-like constant equals the data value 0
+    "token_is_data": _OUT.replace("CONSTANTS Max, Step", "CONSTANTS Max, Step, Zero").replace(
+        "x = 0", "x = Zero"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEGENERATE))
+def test_an_output_right_only_under_a_degenerate_value_does_not_pass(
+        harness: Harness, name: str) -> None:
+    # equivalent under one admissible value, so neither an `ok` nor a failure is honest
+    graded = _grade(harness, DEGENERATE[name])
+    assert not graded.verdict.decided, graded.reason
+    assert graded.soundness is None
+
+
+def test_an_output_with_an_opaque_token_is_graded_under_a_fresh_model_value(
+        harness: Harness) -> None:
+    graded = grade_behavior(harness, START_REF, {"Other.tla": TOKEN_OUT}, "Other",
+                            BehaviorOptions(engine="auto", timeout=120))
+    assert graded.verdict is V.OK and graded.soundness is S.JUSTIFIED, graded.reason
+    assert graded.details["constants"]["Idle"]["source"] == "opaque_token"
