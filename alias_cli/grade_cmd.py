@@ -126,6 +126,9 @@ def render(task_id: str, condition: str, grades: CaseGrades) -> str:
         fallback = f"; wrappers decided: {details['fallback']}" if details.get("fallback") else ""
         lines.append(f"  engine: {details['engine']}, {details.get('tlc_runs', 0)} TLC run(s)"
                      f"{sizes}{fallback}")
+    if details.get("stage_seconds"):
+        lines.append("  stages: " + ", ".join(f"{stage} {seconds:.2f} s" for stage, seconds
+                                             in details["stage_seconds"].items()))
     if details.get("reason_code"):
         lines.append(f"  reason code: {details['reason_code']}")
     if details.get("soundness"):

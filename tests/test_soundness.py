@@ -88,6 +88,14 @@ def test_a_failure_under_a_guessed_value_is_not_decided() -> None:
     assert graded.verdict is V.NO_MAPPING and graded.code is R.CONSTANT_UNJUSTIFIED
 
 
+@pytest.mark.parametrize("verdict", [V.OK, V.FORWARD_FAIL])
+def test_a_verdict_under_a_few_numbers_tried_for_a_free_number_is_not_decided(
+        verdict: BehaviorVerdict) -> None:
+    graded = classify(_result(verdict, None if verdict is V.OK else R.GRAPH_FORWARD, constants={
+        "Jump": _const("2", ValueSource.VALUES_TRIED, "2")}))
+    assert not graded.verdict.decided and graded.soundness is None
+
+
 def test_a_failure_under_every_value_of_a_free_constant_is_enumerated() -> None:
     graded = classify(_result(V.REVERSE_FAIL, R.GRAPH_REVERSE, constants={
         "Max": _const("3", ValueSource.REFERENCE_CONSTANT, name="Max"),
@@ -244,6 +252,9 @@ def test_a_graded_ok_and_failure_carry_their_class_and_sources(harness: Harness)
     graded = _grade(harness, same)
     assert graded.verdict is V.OK and graded.soundness is S.JUSTIFIED
     assert graded.details["constants"]["Max"]["source"] == "reference_constant"
+    # each stage the grade went through is timed
+    assert set(graded.details["stage_seconds"]) == {"reference_graph", "output_graph",
+                                                     "inference", "confirm"}
     wrong = _grade(harness, same.replace("x = 0", "x \\in {0, 1}"))
     assert wrong.verdict is V.FORWARD_FAIL and wrong.soundness is S.JUSTIFIED
 

@@ -12,7 +12,7 @@ import difflib
 import functools
 import itertools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -296,22 +296,49 @@ def _fits(a: str, b: str) -> bool:
 
 
 def assignments(sources: tuple[str, ...], targets: tuple[str, ...],
-                 src_types: Mapping[str, str], tgt_types: Mapping[str, str]
-                 ) -> list[dict[str, str]]:
+                 src_types: Mapping[str, str], tgt_types: Mapping[str, str], *,
+                 by_meaning: bool = False) -> list[dict[str, str]]:
     """Injective, type-compatible maps sources -> targets; identical names first, then the
-    same declaration positions, then name similarity."""
+    same declaration positions, then name similarity. `by_meaning` (constants): pairs whose
+    names say they are the same thing (`named_alike`) come right after identical names,
+    before positions (an output's `InitPrimers` is the reference's `PRIMER` wherever each is
+    declared)."""
+    alike = named_alike(sources, targets) if by_meaning else set()
     options = []
     for perm in itertools.islice(itertools.permutations(targets, len(sources)), 50_000):
         if not all(s == t or _fits(src_types.get(s, "any"), tgt_types.get(t, "any"))
                    for s, t in zip(sources, perm, strict=False)):  # a same name always fits
             continue
         same = sum(s == t for s, t in zip(sources, perm, strict=False))
+        named = sum((s, t) in alike for s, t in zip(sources, perm, strict=False))
         # declaration order is a strong hint (renamed copies keep it; models often follow it)
         order = sum(sources.index(s) == targets.index(t) for s, t in zip(sources, perm, strict=False))
         score = sum(_similarity(s, t) for s, t in zip(sources, perm, strict=False))
-        options.append((-same, -order, -score, perm))
+        options.append((-same, -named, -order, -score, perm))
     options.sort()
     return [dict(zip(sources, perm, strict=False)) for *_, perm in options]
+
+
+#: letters two names must share, one inside the other, to be named alike
+MIN_ALIKE = 3
+
+
+def named_alike(sources: Sequence[str], targets: Sequence[str]) -> set[tuple[str, str]]:
+    """Pairs (source, target) of different names of which one holds the other, letters only
+    and case aside, at least `MIN_ALIKE` letters long (`InitPrimers` and `PRIMER`,
+    `NumNodes` and `Nodes`), where neither is named alike with anything else of the other
+    side: the names say the two are the same thing."""
+    def key(name: str) -> str:
+        return re.sub(r"[^a-z]", "", name.lower())
+
+    def alike(a: str, b: str) -> bool:
+        x, y = key(a), key(b)
+        return a != b and min(len(x), len(y)) >= MIN_ALIKE and (x in y or y in x)
+
+    names = [t for t in targets if re.fullmatch(r"[A-Za-z_]\w*", t)]  # not `1..N`, a number
+    pairs = {(s, t) for s in sources for t in names if alike(s, t)}
+    return {(s, t) for s, t in pairs
+            if sum(a == s for a, _ in pairs) == 1 and sum(b == t for _, b in pairs) == 1}
 
 
 def candidate_mappings(ref: SpecShape, out: SpecShape, *, limit: int = DEFAULT_LIMIT,
@@ -321,7 +348,8 @@ def candidate_mappings(ref: SpecShape, out: SpecShape, *, limit: int = DEFAULT_L
         return
     var_maps = assignments(ref.variables, out.variables, ref.types, out.types)
     # output constants -> reference constants (the output may hard-code some of R's constants)
-    const_maps = assignments(out.constants, ref.constants, out.types, ref.types)
+    const_maps = assignments(out.constants, ref.constants, out.types, ref.types,
+                             by_meaning=True)
     if not var_maps or (out.constants and not const_maps):
         return
     const_maps = const_maps or [{}]

@@ -10,8 +10,9 @@ pairings of the output's constants with the reference's exist, were graded and f
   too few states, initial states or steps to cover the reference's under any mapping (with
   justified values), is `mapping_free`;
 - a failure under a guessed value is `no_mapping` (`constant_unjustified`);
-- a failure under a pairing of constants that is neither by name nor the only one, while
-  another pairing did not fail, is `no_mapping` (`pairing_ambiguous`);
+- a failure under a pairing of constants that is neither by name (the same names, or names
+  one of which holds the other: `search.named_alike`) nor the only one, while another
+  pairing did not fail, is `no_mapping` (`pairing_ambiguous`);
 - a failure under every admissible value of a constant, or under every pairing, is
   `enumerated`; any other failure is `justified`.
 """
@@ -67,8 +68,9 @@ def classify(result: BehaviorResult) -> BehaviorResult:
 
 
 def by_name(constants: dict[str, dict[str, Any]]) -> bool:
-    """Whether every output constant paired with a reference constant has its name."""
-    return all(c["from"] == name for name, c in constants.items()
+    """Whether every output constant paired with a reference constant has its name, or a name
+    that says it is that constant (`search.named_alike`: `InitPrimers` for `PRIMER`)."""
+    return all(c["from"] == name or c.get("named_alike") for name, c in constants.items()
                if c["source"] == ValueSource.REFERENCE_CONSTANT)
 
 

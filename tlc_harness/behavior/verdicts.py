@@ -176,6 +176,7 @@ class ValueSource(enum.StrEnum):
     UNUSED = "unused"
     BOOLEAN_ROLE = "boolean_role"
     EVERY_VALUE = "every_value"
+    VALUES_TRIED = "values_tried"
     GUESSED = "guessed"
 
     @property
@@ -185,7 +186,7 @@ class ValueSource(enum.StrEnum):
     @property
     def justified(self) -> bool:
         """Whether a verdict under this value says something about the output."""
-        return self is not ValueSource.GUESSED
+        return self not in (ValueSource.GUESSED, ValueSource.VALUES_TRIED)
 
 
 _S = ValueSource
@@ -197,7 +198,9 @@ _SOURCES = {
     _S.OPAQUE_TOKEN: "a constant used only as a symbol: a model value of its own name",
     _S.UNUSED: "no module uses it: any value will do",
     _S.BOOLEAN_ROLE: "the value of a reference BOOLEAN constant it stands for",
-    _S.EVERY_VALUE: "every admissible value was graded, with one verdict",
+    _S.EVERY_VALUE: "every admissible value was graded, with one verdict (a BOOLEAN; a "
+                    "number standing for a reference model value)",
+    _S.VALUES_TRIED: "a few numbers were graded, with one verdict: not every admissible value",
     _S.GUESSED: "a value the reference does not fix",
 }
 

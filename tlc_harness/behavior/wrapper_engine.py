@@ -21,6 +21,7 @@ from tlc_harness.behavior.search import (
     Candidate,
     assignments,
     candidate_mappings,
+    named_alike,
     shape_mismatch,
 )
 from tlc_harness.behavior.staging import (
@@ -66,7 +67,8 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
         return BehaviorResult(BehaviorVerdict.NO_MAPPING, None, why, time.monotonic() - start,
                               code=Reason.SHAPE_MISMATCH)
     pairings = len(assignments(st.out_shape.constants, st.ref_shape.constants,
-                               st.out_shape.types, st.ref_shape.types)) or 1
+                               st.out_shape.types, st.ref_shape.types, by_meaning=True)) or 1
+    alike = named_alike(st.out_shape.constants, st.ref_shape.constants)
     attempts: list[Attempt] = []
     runs = 0
     first_trace: tuple[TraceState, ...] = ()
@@ -125,7 +127,7 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
             details = {} if live is None else {"reverse_liveness": live.status,
                                                "reverse_liveness_reason": live.reason}
             details.update(_constant_facts(cand.to_json(), attempts, values, pairings,
-                                           passed=True))
+                                           alike, passed=True))
             return BehaviorResult(BehaviorVerdict.OK, cand.to_json(), f"refines both ways under "
                                   f"{cand.describe()}", time.monotonic() - start,
                                   tuple(attempts), (), runs, details=details)
@@ -144,7 +146,7 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
     if undecided:
         return BehaviorResult(BehaviorVerdict.UNDECIDED, last, undecided, seconds, tuple(attempts),
                               first_trace, runs, code=undecided_code)
-    facts = _constant_facts(last, attempts, values, pairings)
+    facts = _constant_facts(last, attempts, values, pairings, alike)
     if passed_forward:
         only_liveness = liveness_failures and not safety_failures
         return BehaviorResult(BehaviorVerdict.REVERSE_FAIL, last, "the output allows too few behaviors "
@@ -192,14 +194,16 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
 
 
 def _constant_facts(mapping: dict[str, Any] | None, attempts: list[Attempt], values: CfgValues,
-                    pairings: int, *, passed: bool = False) -> dict[str, Any]:
+                    pairings: int, alike: set[tuple[str, str]], *, passed: bool = False
+                    ) -> dict[str, Any]:
     """The verdict's constants (each the cfg value of the reference constant it is paired
     with) and the pairings of constants: how many exist, how many were tried, and for a
     failure how many failed (all tried: a failure is reported once every candidate is)."""
     pairs = (mapping or {}).get("constants", {})
     tried = len({tuple(sorted(a.mapping.get("constants", {}).items())) for a in attempts})
     return {"constants": {g: {"value": values.literals.get(r, r).strip(), "from": r,
-                              "source": ValueSource.REFERENCE_CONSTANT.value}
+                              "source": ValueSource.REFERENCE_CONSTANT.value,
+                              **({"named_alike": True} if (g, r) in alike else {})}
                           for g, r in pairs.items()},
             "pairings": {"total": pairings, "graded": tried,
                          **({} if passed else {"failed": tried})}}

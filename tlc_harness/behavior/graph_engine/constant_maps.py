@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
+from typing import Any
 
 from tlc_harness.behavior.graph_engine.constant_values import (
     GUESSED_NUMBERS,
@@ -21,7 +22,7 @@ from tlc_harness.behavior.graph_engine.constant_values import (
     operator_functions,
     unused_constants,
 )
-from tlc_harness.behavior.search import assignments, value_type
+from tlc_harness.behavior.search import assignments, named_alike, value_type
 from tlc_harness.behavior.staging import CfgValues, Reference, Staged
 from tlc_harness.behavior.verdicts import ValueSource
 from tlc_harness.source.formulas import assumed_equalities
@@ -64,6 +65,8 @@ class ConstantPlan:
     ref_booleans: Mapping[str, str] = field(default_factory=dict)
     #: output constants whose own ASSUME fixes their value (`ASSUME Hours = 1..12`)
     assumed: frozenset[str] = frozenset()
+    #: (output constant, reference constant) pairs whose names say they are the same thing
+    alike: frozenset[tuple[str, str]] = frozenset()
     #: how many pairings of the output's constants with the reference's values exist (the
     #: plan keeps the likeliest `MAX_CONSTANT_MAPS` as `groups`)
     pairings: int = 1
@@ -74,16 +77,19 @@ class ConstantPlan:
         renamed parameter keeps the reference's value): an `ok` under them stands."""
         return _plays_roles(const_map, self.booleans, self.ref_booleans)
 
-    def sources(self, const_map: Mapping[str, str], every_value: Sequence[str] = ()
-                ) -> dict[str, dict[str, str]]:
+    def sources(self, const_map: Mapping[str, str], every_value: Sequence[str] = (),
+                tried: Sequence[str] = ()) -> dict[str, dict[str, Any]]:
         """Each output constant of `const_map`: its value, what it was paired with (`from`)
         and the value's source (`ValueSource`); `every_value` names the constants whose every
-        admissible value was graded with the same verdict."""
+        admissible value was graded with the same verdict, `tried` those of which a few
+        values were."""
         guessed = set(self.guessed(const_map))
-        found = {}
+        found: dict[str, dict[str, Any]] = {}
         for g, r in const_map.items():
             if g in every_value:
                 source = ValueSource.EVERY_VALUE
+            elif g in tried:
+                source = ValueSource.VALUES_TRIED
             elif r == UNUSED:
                 source = ValueSource.UNUSED
             elif g in self.assumed:
@@ -104,6 +110,8 @@ class ConstantPlan:
                 source = ValueSource.REFERENCE_COUNT
             found[g] = {"value": self.values.literals.get(r, r).strip(), "from": r,
                         "source": source.value}
+            if source is ValueSource.REFERENCE_CONSTANT and (g, r) in self.alike:
+                found[g]["named_alike"] = True
         return found
 
     def guessed(self, const_map: Mapping[str, str]) -> list[str]:
@@ -170,7 +178,7 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
                and c not in staged.ref_shape.definitions and c not in ref_consts}
     paired = tuple(c for c in out_consts if c not in unused and c not in booleans
                    and c not in assumed and c not in symbols)
-    maps = assignments(paired, usable, out_types, types)
+    maps = assignments(paired, usable, out_types, types, by_meaning=True)
     targets = usable
     own_names: set[str] = set()
     typed_values: dict[str, str] = {}
@@ -192,12 +200,13 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
         literals.update(fixed)
         types.update({name: value_type(body) for name, body in fixed.items()})
         targets = usable + tuple(fixed)
-        maps = assignments(paired, targets, out_types, types)
+        maps = assignments(paired, targets, out_types, types, by_meaning=True)
     if not maps and any(out_types.get(c) == "int" for c in paired):
         literals.update({n: n for n in GUESSED_NUMBERS})
         types.update({n: "int" for n in GUESSED_NUMBERS})
-        maps = assignments(paired, targets + GUESSED_NUMBERS, out_types, types)
+        maps = assignments(paired, targets + GUESSED_NUMBERS, out_types, types, by_meaning=True)
     facts = partial(ConstantPlan, ref_constants=frozenset(usable), assumed=frozenset(assumed),
+                    alike=frozenset(named_alike(out_consts, usable)),
                     own_name_definitions=frozenset(own_names), typed_values=typed_values,
                     out_types=out_types, symbols=frozenset(symbols))
     if not maps:

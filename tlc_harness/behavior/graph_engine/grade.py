@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -81,6 +82,8 @@ RETRIES: dict[str, str] = {
     "next_constant_map": "a map of the output's constants that gives no mapping: the next "
                          "likeliest map (at most three)",
 }
+#: the stages a grade times (`stage_seconds` in its details), in the order they run
+STAGES = ("reference_graph", "output_graph", "inference", "confirm", "reverse_liveness")
 #: TLC verdicts of the confirming run that mean the wrapper itself is wrong, not the output
 _WRAPPER_TROUBLE = frozenset({Verdict.PARSE_ERROR, Verdict.CONFIG_BIND_FAIL,
                               Verdict.EVAL_ERROR})
@@ -109,16 +112,30 @@ class GraphGrade:
     runs: int = 0
     started: float = field(default_factory=time.monotonic)
     facts: dict[str, Any] = field(default_factory=dict)
+    #: seconds spent in each stage (`STAGES`), summed over the constant maps graded
+    timings: dict[str, float] = field(default_factory=dict)
 
     def result(self, verdict: BehaviorVerdict, reason: str, code: Reason | None = None,
                **kw: Any) -> BehaviorResult:
         return BehaviorResult(verdict, kw.pop("mapping", None), reason,
                               time.monotonic() - self.started, tlc_runs=self.runs,
-                              engine="graphs", details={**self.facts, **kw.pop("details", {})},
+                              engine="graphs", details={**self.facts, **kw.pop("details", {}),
+                                                        "stage_seconds": dict(self.timings)},
                               code=code, **kw)
 
     def step_aside(self, why: str, code: Reason) -> StepAside:
-        return StepAside(why, code, self.runs, dict(self.facts))
+        return StepAside(why, code, self.runs, {**self.facts,
+                                                "stage_seconds": dict(self.timings)})
+
+    @contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        """Add the seconds the block takes to `stage`'s."""
+        assert stage in STAGES, stage
+        t0 = time.monotonic()
+        try:
+            yield
+        finally:
+            self.timings[stage] = round(self.timings.get(stage, 0.0) + time.monotonic() - t0, 3)
 
     def retried(self, name: str) -> None:
         assert name in RETRIES, name
@@ -177,7 +194,8 @@ class GraphGrade:
             if isinstance(graded, StepAside):
                 return graded
             if graded.passed:
-                guessed = [g for g in plan.guessed(group[0]) if g not in _varying(group)]
+                guessed = [g for g in plan.guessed(group[0])
+                           if g not in _exhaustive(plan, group)]
                 if not guessed:
                     return graded
                 # an `ok` under values the reference does not fix says nothing; a likelier or
@@ -218,9 +236,10 @@ class GraphGrade:
                 budget: int | None = None) -> Exploration:
         options = self.job.options
         cache = (options.cache or default_cache()) if cached else None
-        found = explore(self.job.harness, spec, cfg, tlc_args=tlc_args,
-                        budget=budget or options.budget, timeout=options.timeout,
-                        cache=cache, definitions=definitions)
+        with self.timed("reference_graph" if cached else "output_graph"):
+            found = explore(self.job.harness, spec, cfg, tlc_args=tlc_args,
+                            budget=budget or options.budget, timeout=options.timeout,
+                            cache=cache, definitions=definitions)
         self.runs += found.tlc_runs
         return found
 
@@ -228,13 +247,13 @@ class GraphGrade:
                           group: tuple[dict[str, str], ...], ref_graph: StateGraph
                           ) -> BehaviorResult | StepAside:
         """The grade under one constant map, whichever values its BOOLEAN constants and its
-        guessed numbers take (each is tried: the output's parameter is the grader's to
-        choose): `ok` under one of them; a failure only when every value the output's ASSUMEs
-        allow fails. For guessed numbers a failure also needs one forward failure among them
-        (a bound too small to follow the reference may be the number's fault; a step the
-        reference forbids is the output's); not for a number that stands for a reference
-        model value (the translation pairs it with that value whichever it is). Otherwise,
-        or when the values disagree, the grade is `no_mapping`."""
+        guessed numbers take (each is tried): `ok` under one of them (see
+        `passed_under_every_value`); a failure only when every value the output's ASSUMEs
+        allow fails. Only a BOOLEAN's values and the numbers standing for a reference model
+        value (the translation pairs each with that value) are every value there is
+        (`failed_under_every_value`); a failure under the few numbers tried for a free number
+        is recorded with their source `values_tried`, and `run` makes it `no_mapping`.
+        When the values disagree, the grade is `no_mapping`."""
         results: list[BehaviorResult] = []
         for n, const_map in enumerate(group):
             if n:
@@ -257,14 +276,16 @@ class GraphGrade:
         forward = [r for r in results if r.verdict == BehaviorVerdict.FORWARD_FAIL]
         if failed and len(failed) + len(rejected) == len(results):
             shown = (forward or failed)[0]
-            every = [g for g in varying if forward or g in plan.standing
-                     or group[0][g] in ("TRUE", "FALSE")]
+            # a BOOLEAN's two values, or a number standing for a reference model value, are
+            # every value there is; a few numbers tried for a free number are not
+            every = _exhaustive(plan, group)
             shown_map = group[results.index(shown)]
             return replace(shown, reason=f"under every value of {', '.join(varying)} "
                            f"({tried}: {len(failed)} tried, {len(rejected)} rejected by the "
                            f"output's ASSUME): {shown.reason}",
                            details={**shown.details, "failed_under_every_value": every,
-                                    "constants": plan.sources(shown_map, every)},
+                                    "constants": plan.sources(shown_map, every, tried=[
+                                        g for g in varying if g not in every])},
                            **self.totals())
         best = max(results, key=_progress)
         if best.verdict in FAILURES:  # another value gave no mapping: nothing is decided
@@ -304,10 +325,11 @@ class GraphGrade:
         tried = "; ".join(f"{g} in {{{', '.join(dict.fromkeys(m[g] for m in same))}}}"
                           for g in varying)
         if other is None:
+            every = [g for g in varying if g in _exhaustive(plan, group)]
             return replace(graded, reason=f"{graded.reason}, under every value of "
                            f"{', '.join(varying)} ({tried})",
-                           details={**graded.details,
-                                    "constants": plan.sources(group[n], varying)},
+                           details={**graded.details, "constants": plan.sources(
+                               group[n], every, tried=[g for g in varying if g not in every])},
                            **self.totals())
         return replace(graded, verdict=BehaviorVerdict.UNDECIDED, code=Reason.VALUE_BY_TRYING,
                        reason=f"the output refines the reference under some values of "
@@ -321,9 +343,10 @@ class GraphGrade:
         `reverse_liveness`): its facts for the `ok`, or the verdict it gives instead."""
         if not temporal_output(staged):
             return {}
-        live = check_reverse_liveness(self.job.harness, self.job.ref, staged, cand, values,
-                                      one_to_one=bool(image) and len(set(image)) == len(image),
-                                      timeout=self.job.options.timeout)
+        with self.timed("reverse_liveness"):
+            live = check_reverse_liveness(self.job.harness, self.job.ref, staged, cand, values,
+                                          one_to_one=bool(image) and len(set(image)) == len(image),
+                                          timeout=self.job.options.timeout)
         self.runs += live.runs
         if live.status == "violated" and live.check is not None:
             return self.result(BehaviorVerdict.REVERSE_FAIL, f"the safety parts refine both ways "
@@ -421,8 +444,9 @@ class GraphGrade:
         # confirming run, not the graphs, checks deadlock then
         deadlock = (ref.cfg.check_deadlock is not False and not bounded
                     and "-deadlock" not in ref.tlc_args)
-        inferred = infer(out_graph, ref_graph, seconds=max(10.0, (options.timeout or 300)),
-                         deadlock=deadlock)
+        with self.timed("inference"):
+            inferred = infer(out_graph, ref_graph, seconds=max(10.0, (options.timeout or 300)),
+                             deadlock=deadlock)
         self.facts["inference_seconds"] = round(time.monotonic() - t0, 3)
         self.facts["mappings_checked"] = inferred.tried
         small = too_small(out_graph, ref_graph) if whole else None
@@ -468,7 +492,8 @@ class GraphGrade:
         self.facts["hidden"] = list(inferred.hidden)
         ref_constants = frozenset(staged.ref_shape.constants)
         self.facts["mapping_tla"] = substitutions(cand, ref_constants, plan.symbols)
-        confirmed = confirm(self.job.harness, ref, staged, cand, values, options.timeout)
+        with self.timed("confirm"):
+            confirmed = confirm(self.job.harness, ref, staged, cand, values, options.timeout)
         self.runs += confirmed.tlc_runs
         if not confirmed.fairness_checked:
             self.retried("confirm_without_fairness")
@@ -512,6 +537,13 @@ def _written(files: Mapping[str, str], name: str) -> bool:
     """Whether a reference module writes `name` anywhere."""
     word = re.compile(rf"\b{re.escape(name)}\b")
     return any(word.search(text) for file, text in files.items() if file.endswith(".tla"))
+
+
+def _exhaustive(plan: ConstantPlan, group: tuple[dict[str, str], ...]) -> list[str]:
+    """The swept constants whose values in the group are all their values: BOOLEANs, and
+    numbers standing for a reference model value (the translation pairs each with it)."""
+    return [g for g in _varying(group)
+            if g in plan.standing or group[0][g] in ("TRUE", "FALSE")]
 
 
 def _varying(group: tuple[dict[str, str], ...]) -> list[str]:
