@@ -12,6 +12,7 @@ from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.graph_engine.constant_maps import plan_constants
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.options import BehaviorOptions
+from tlc_harness.behavior.search import assignments, named_alike
 from tlc_harness.behavior.soundness import classify
 from tlc_harness.behavior.staging import Reference, constant_values, stage_output
 from tlc_harness.behavior.verdicts import (
@@ -128,6 +129,14 @@ def test_a_failure_under_one_pairing_of_constants_needs_that_pairing_justified(
         assert graded.code is R.PAIRING_AMBIGUOUS and "Max <- Limit" in graded.reason
 
 
+def test_a_failure_under_constants_named_alike_is_justified() -> None:
+    constants = {"InitPrimers": {**_const("5", ValueSource.REFERENCE_CONSTANT, "PRIMER"),
+                                 "named_alike": True}}
+    graded = classify(_result(V.FORWARD_FAIL, R.GRAPH_FORWARD, constants=constants,
+                              pairings={"total": 12, "graded": 3, "failed": 1}))
+    assert graded.verdict is V.FORWARD_FAIL and graded.soundness is S.JUSTIFIED
+
+
 def test_verdicts_that_decide_nothing_keep_no_class() -> None:
     for verdict, code in ((V.UNDECIDED, R.TIME_BUDGET), (V.NO_MAPPING, R.NO_CANDIDATE),
                           (V.NOT_COVERED, R.REFERENCE_FAILS)):
@@ -139,6 +148,32 @@ def test_verdicts_that_decide_nothing_keep_no_class() -> None:
 def test_an_ok_is_only_justified() -> None:
     with pytest.raises(ValueError, match="only justified"):
         BehaviorResult(V.OK, None, "", 0.0, soundness=S.ENUMERATED)
+
+
+@pytest.mark.parametrize(("sources", "targets", "alike"), [
+    # one name holds the other, letters only and case aside
+    (("InitPrimers", "InitDNA"), ("DNA", "PRIMER"),
+     {("InitPrimers", "PRIMER"), ("InitDNA", "DNA")}),
+    (("NumNodes",), ("Nodes", "Max"), {("NumNodes", "Nodes")}),
+    # identical names are paired as such, not as alike; two letters say nothing
+    (("N", "Max"), ("N", "MaxVal"), {("Max", "MaxVal")}),
+    (("Np",), ("N", "P"), set()),
+    # one name alike with two of the other side is no evidence for either
+    (("MaxCount",), ("Max", "Count"), set()),
+    # expressions among the targets (counts, numbers) are not names
+    (("Procs",), ("1..Procs", "2"), set()),
+])
+def test_names_that_hold_each_other_pair_constants_by_meaning(
+        sources: tuple[str, ...], targets: tuple[str, ...],
+        alike: set[tuple[str, str]]) -> None:
+    assert named_alike(sources, targets) == alike
+
+
+def test_a_pairing_by_names_alike_comes_before_a_pairing_by_position() -> None:
+    maps = assignments(("InitPrimers", "InitDNA"), ("DNA", "PRIMER"), {}, {}, by_meaning=True)
+    assert maps[0] == {"InitPrimers": "PRIMER", "InitDNA": "DNA"}
+    assert assignments(("InitPrimers", "InitDNA"), ("DNA", "PRIMER"), {}, {})[0] == {
+        "InitPrimers": "DNA", "InitDNA": "PRIMER"}  # variables keep positions first
 
 
 # ----------------------------------------------------------------- sources in the plan
