@@ -341,15 +341,21 @@ def named_alike(sources: Sequence[str], targets: Sequence[str]) -> set[tuple[str
             if sum(a == s for a, _ in pairs) == 1 and sum(b == t for _, b in pairs) == 1}
 
 
+def constant_maps(ref: SpecShape, out: SpecShape) -> list[dict[str, str]]:
+    """Output constants -> reference constants, likeliest first (the output may hard-code
+    some of R's constants): every pairing of constants the grammar has."""
+    return assignments(out.constants, ref.constants, out.types, ref.types, by_meaning=True)
+
+
 def candidate_mappings(ref: SpecShape, out: SpecShape, *, limit: int = DEFAULT_LIMIT,
-                       ) -> Iterator[Candidate]:
-    """Up to `limit` candidates, most plausible first; none when the shapes cannot match."""
+                       const_maps: list[dict[str, str]] | None = None) -> Iterator[Candidate]:
+    """Up to `limit` candidates, most plausible first; none when the shapes cannot match
+    (`const_maps`: `constant_maps(ref, out)`, when the caller has them already)."""
     if len(ref.variables) != len(out.variables):
         return
     var_maps = assignments(ref.variables, out.variables, ref.types, out.types)
-    # output constants -> reference constants (the output may hard-code some of R's constants)
-    const_maps = assignments(out.constants, ref.constants, out.types, ref.types,
-                             by_meaning=True)
+    if const_maps is None:
+        const_maps = constant_maps(ref, out)
     if not var_maps or (out.constants and not const_maps):
         return
     const_maps = const_maps or [{}]

@@ -19,8 +19,8 @@ from tlc_harness.behavior.policy import Job
 from tlc_harness.behavior.reverse_liveness import check_reverse_liveness, temporal_output
 from tlc_harness.behavior.search import (
     Candidate,
-    assignments,
     candidate_mappings,
+    constant_maps,
     named_alike,
     shape_mismatch,
 )
@@ -66,8 +66,8 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
     if why:
         return BehaviorResult(BehaviorVerdict.NO_MAPPING, None, why, time.monotonic() - start,
                               code=Reason.SHAPE_MISMATCH)
-    pairings = len(assignments(st.out_shape.constants, st.ref_shape.constants,
-                               st.out_shape.types, st.ref_shape.types, by_meaning=True)) or 1
+    const_maps = constant_maps(st.ref_shape, st.out_shape)
+    pairings = len(const_maps) or 1
     alike = named_alike(st.out_shape.constants, st.ref_shape.constants)
     attempts: list[Attempt] = []
     runs = 0
@@ -81,7 +81,8 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
     temporal = temporal_output(st)
     liveness_failures = 0  # candidates that failed only on the output's fairness or liveness
     safety_failures = 0  # candidates whose reverse run of the safety part failed
-    for cand in candidate_mappings(st.ref_shape, st.out_shape, limit=limit):
+    for cand in candidate_mappings(st.ref_shape, st.out_shape, limit=limit,
+                                   const_maps=const_maps):
         first_cand = first_cand or cand
         t0 = time.monotonic()
         src, cfg = forward_wrapper(ref, st, cand, values)
