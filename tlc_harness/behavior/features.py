@@ -69,6 +69,17 @@ def _common_domain(column: Sequence[Value]) -> frozenset[Value] | None:
     return domain
 
 
+def index_sets(graph: StateGraph) -> list[frozenset[Value]]:
+    """The common domain of each variable whose every value is a function of one domain (the
+    processes `pc` and `interested` are indexed by)."""
+    found = []
+    for var in graph.variables:
+        domain = _common_domain(graph.column(var))
+        if domain and domain not in found:
+            found.append(domain)
+    return found
+
+
 def _inner_fields(column: Sequence[Value]) -> frozenset[Value] | None:
     """The fields shared by every value of every function in the column (pointwise records)."""
     inner: list[Value] = []

@@ -23,9 +23,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tlc_harness.behavior import checks
-from tlc_harness.behavior.features import Feature, Part, hides_identities, output_features, signature
+from tlc_harness.behavior.features import (
+    Feature,
+    Part,
+    hides_identities,
+    index_sets,
+    output_features,
+    signature,
+)
 from tlc_harness.behavior.graphs import StateGraph
-from tlc_harness.behavior.translation import Hints, Table, TextBuilder, atom_hints, exact_tables, loose_table
+from tlc_harness.behavior.translation import (
+    Hints,
+    Table,
+    TextBuilder,
+    atom_hints,
+    exact_tables,
+    index_shifts,
+    loose_table,
+)
 from tlc_harness.behavior.values import FALSE, TRUE, Fn, Value, kind_of, to_tla, translate
 from tlc_harness.behavior.verdicts import BehaviorVerdict
 
@@ -124,6 +139,7 @@ def _leaf_parts(out: StateGraph, ref: StateGraph, feats: list[Feature]
     choices: dict[int, list[Choice]] = {}
     value_sets = [f.values() for f in feats]
     r_depths, g_depths = depths(ref), depths(out)
+    shifts = index_shifts(index_sets(out), index_sets(ref))
 
     def exact(part: Part) -> list[Choice]:
         r_values = frozenset(part.column)
@@ -133,7 +149,7 @@ def _leaf_parts(out: StateGraph, ref: StateGraph, feats: list[Feature]
                 continue
             def hints(feat: Feature = feat) -> tuple[Hints, Hints]:
                 return atom_hints(feat.column, g_depths), atom_hints(part.column, r_depths)
-            for table in exact_tables(g_values, r_values, hints):
+            for table in exact_tables(g_values, r_values, hints, shifts):
                 image = tuple(translate(v, table) for v in feat.column) if table else \
                     tuple(feat.column)
                 found.append(Choice(feat, table, image))

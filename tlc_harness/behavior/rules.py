@@ -16,8 +16,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tlc_harness.behavior.features import index_sets
 from tlc_harness.behavior.graphs import StateGraph
-from tlc_harness.behavior.values import FALSE, TRUE, Bool, Fn, ModelValue, Value, to_tla, translate
+from tlc_harness.behavior.translation import index_range
+from tlc_harness.behavior.values import (
+    FALSE,
+    TRUE,
+    Bool,
+    Fn,
+    ModelValue,
+    Value,
+    atoms,
+    sort_key,
+    to_tla,
+    translate,
+)
 
 MAX_TABLE = 300  # entries of a derived variable's lookup table
 
@@ -105,6 +118,42 @@ def _derived(graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]) -
     return Layout(others, subs, lambda s: tuple(x for i, x in enumerate(s) if i != d), (text,))
 
 
+def _index_shift(graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]
+                 ) -> Layout | str:
+    """R's processes numbered from the other end: the consecutive integers `lo..hi` that
+    index R's functions become `lo+1..hi+1` when R counts from 0, else `lo-1..hi-1`, in every
+    variable whose integers are all such indexes (its keys and the processes it holds)."""
+    ranges = sorted({r for d in index_sets(graph) if (r := index_range(d)) is not None})
+    if not ranges:
+        return "skipped: no function of the reference is indexed by consecutive integers"
+    low, size = ranges[0]
+    step = 1 if low <= 0 else -1
+    shift: dict[Value, Value] = {low + i: low + i + step for i in range(size)}
+    names, cols = graph.variables, [graph.column(v) for v in graph.variables]
+    hit = []
+    for col in cols:
+        numbers = {a for x in col for a in atoms(x) if isinstance(a, int) and not isinstance(a, Bool)}
+        hit.append(bool(numbers) and numbers <= shift.keys())
+    if any(h and len(set(col)) > MAX_TABLE for col, h in zip(cols, hit, strict=True)):
+        return f"skipped: a shifted variable takes more than {MAX_TABLE} values"
+    new = tuple(fresh(v + "Idx", taken) if h else v for v, h in zip(names, hit, strict=True))
+    subs, defs = [], []
+    for v, n, col, h in zip(names, new, cols, hit, strict=True):
+        if not h:
+            subs.append((v, v))
+            continue
+        table = fresh(f"AliasIdx_{v}", taken)
+        pairs = [(to_tla(translate(translate(x, shift), mv_names)), to_tla(translate(x, mv_names)))
+                 for x in sorted(set(col), key=sort_key)]
+        defs.append(f"{table} == [AliasK \\in {{\n    " + ",\n    ".join(k for k, _ in pairs)
+                    + "} |-> CASE\n    " + "\n    [] ".join(f"AliasK = {k} -> {x}" for k, x in pairs)
+                    + "]")
+        subs.append((v, f"{table}[{n}]"))
+    return Layout(new, tuple(subs),
+                  lambda s: tuple(translate(x, shift) if h else x
+                                  for x, h in zip(s, hit, strict=True)), tuple(defs))
+
+
 def _atoms_as(kind: str) -> LayoutMaker:
     """Variables holding only booleans (0/1, "yes"/"no") or model values (their names)."""
     mv = kind == "model_values_as_strings"
@@ -155,6 +204,13 @@ RULES: dict[str, RepresentationRule] = {rule.name: rule for rule in (
         "that variable is left out; the output's state determines it",
         _derived, ("inference.infer",),
         ("lock_server",)),
+    RepresentationRule(
+        "index_shift", "R has functions indexed by consecutive integers (processes `0..N-1` "
+        "or `1..N`)",
+        "the same processes numbered from 1 instead of 0 (or from 0 instead of 1): functions "
+        "re-indexed, and every variable holding processes shifted with them",
+        _index_shift, ("translation.index_shifts", "translation.exact_tables"),
+        ("peterson_mutex", "ring_election")),
     RepresentationRule(
         "bool_as_01", "R has a variable holding only booleans",
         "FALSE/TRUE written as 0/1", _atoms_as("bool_as_01"),

@@ -152,9 +152,12 @@ def _pairings(rest_g: list[Value], rest_r: list[Value],
 
 
 def exact_tables(g_values: frozenset[Value], r_values: frozenset[Value],
-                 hints: Callable[[], tuple[Hints, Hints]] | None = None) -> Iterator[Table]:
+                 hints: Callable[[], tuple[Hints, Hints]] | None = None,
+                 shifts: Sequence[Table] = ()) -> Iterator[Table]:
     """Translations under which the output's values are exactly the reference's (`hints`
-    orders the pairings of free atoms; called only when there are some)."""
+    orders the pairings of free atoms; called only when there are some). `shifts` are the
+    index shifts of the two graphs (`index_shifts`): where every integer of both sides is an
+    index, the integers may also stand for the reference's index at the same position."""
     if len(g_values) != len(r_values):
         return
     if g_values == r_values:
@@ -163,6 +166,19 @@ def exact_tables(g_values: frozenset[Value], r_values: frozenset[Value],
     r_atoms = {a for v in r_values for a in atoms(v)}
     if len(g_atoms) != len(r_atoms):
         return
+    yield from _tables(g_values, r_values, g_atoms, r_atoms, {}, hints)
+    g_ints = {a for a in g_atoms if _is_int(a)}
+    r_ints = {a for a in r_atoms if _is_int(a)}
+    for shift in shifts:
+        if g_ints and g_ints <= shift.keys() and {shift[a] for a in g_ints} == r_ints:
+            yield from _tables(g_values, r_values, g_atoms - g_ints, r_atoms - r_ints,
+                               {a: shift[a] for a in g_ints}, hints)
+
+
+def _tables(g_values: frozenset[Value], r_values: frozenset[Value], g_atoms: set[Value],
+            r_atoms: set[Value], shifted: Table,
+            hints: Callable[[], tuple[Hints, Hints]] | None) -> Iterator[Table]:
+    """The exact translations that keep `shifted` (integers already given their image)."""
     split = _split(g_atoms, r_atoms)
     if split is None:
         return
@@ -173,7 +189,7 @@ def exact_tables(g_values: frozenset[Value], r_values: frozenset[Value],
     for pairing in _pairings(rest_g, rest_r, hints() if hints and rest_g else None):
         if not _kinds_fit(pairing):
             continue
-        table = {k: v for k, v in {**forced, **pairing}.items() if k != v}
+        table = {k: v for k, v in {**shifted, **forced, **pairing}.items() if k != v}
         if not table:
             continue  # the identity was tried first
         if frozenset(translate(v, table) for v in g_values) == r_values:
@@ -181,6 +197,31 @@ def exact_tables(g_values: frozenset[Value], r_values: frozenset[Value],
             kept += 1
             if kept >= MAX_TABLES:
                 return
+
+
+def index_range(keys: frozenset[Value]) -> tuple[int, int] | None:
+    """`(low, size)` when `keys` are at least two consecutive integers `low..low+size-1`."""
+    ints = sorted(k for k in keys if isinstance(k, int) and not isinstance(k, Bool))
+    if len(ints) < 2 or len(ints) != len(keys) or ints[-1] - ints[0] != len(ints) - 1:
+        return None
+    return ints[0], len(ints)
+
+
+def index_shifts(g_indexes: Sequence[frozenset[Value]], r_indexes: Sequence[frozenset[Value]]
+                 ) -> list[Table]:
+    """The shifts `k |-> k + c` (c # 0) that carry one of the output's index sets onto one of
+    the reference's: sets of consecutive integers of the same size (`0..N-1` for `1..N`),
+    each the common domain of a function-valued variable. Processes numbered from 0 in one
+    spec and from 1 in the other are the same processes: a function over them is re-indexed,
+    and a variable holding one of them (`turn`, a set of waiting processes) shifts with it."""
+    def ranges(sets: Sequence[frozenset[Value]]) -> list[tuple[int, int]]:
+        return sorted({r for keys in sets if (r := index_range(keys)) is not None})
+    shifts: list[Table] = []
+    for (g_low, g_size), (r_low, r_size) in itertools.product(ranges(g_indexes),
+                                                             ranges(r_indexes)):
+        if g_size == r_size and g_low != r_low:
+            shifts.append({g_low + i: r_low + i for i in range(g_size)})
+    return shifts
 
 
 def loose_table(g_values: frozenset[Value], r_values: frozenset[Value]) -> Table:
