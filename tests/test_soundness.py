@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tlc_harness.behavior.checks import too_small
+from tlc_harness.behavior.checks import halts_sooner, longest_run, too_small
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.graph_engine.constant_maps import plan_constants
 from tlc_harness.behavior.graphs import StateGraph
@@ -332,6 +334,79 @@ def test_an_output_too_small_for_any_mapping_is_a_mapping_free_reverse_failure(
     graded = _grade(harness, out)
     assert graded.verdict is V.REVERSE_FAIL and graded.code is R.TOO_FEW_STATES, graded.reason
     assert graded.soundness is S.MAPPING_FREE
+
+
+@pytest.mark.parametrize(("edges", "longest"), [
+    ([], 0),
+    ([(0, 1), (1, 2), (2, 3)], 3),
+    ([(0, 1), (0, 2), (1, 3), (2, 3)], 2),                 # a diamond
+    ([(0, 1), (1, 2), (2, 1)], None),                      # a cycle: forever
+])
+def test_the_longest_run_of_a_graph(edges: list[tuple[int, int]], longest: int | None) -> None:
+    assert longest_run(_graph(4, [0], edges)) == longest
+
+
+@given(st.sets(st.tuples(st.integers(0, 5), st.integers(0, 5)).filter(lambda e: e[0] != e[1]),
+               max_size=12))
+@settings(max_examples=200, deadline=None)
+def test_the_longest_run_is_the_longest_path_or_none_on_a_cycle(
+        edges: set[tuple[int, int]]) -> None:
+    graph = _graph(6, [0], sorted(edges))
+
+    def walk(state: int, seen: tuple[int, ...]) -> int | None:  # every simple path
+        best = 0
+        for a, b in edges:
+            if a == state:
+                if b in seen:
+                    return None
+                further = walk(b, (*seen, b))
+                if further is None:
+                    return None
+                best = max(best, further + 1)
+        return best
+    runs = [walk(s, (s,)) for s in range(6)]
+    assert longest_run(graph) == (None if None in runs else max(runs))
+
+
+def test_an_output_whose_behaviors_halt_sooner_cannot_cover_the_reference() -> None:
+    cycle = _graph(3, [0], [(0, 1), (1, 2), (2, 0)])
+    chain = _graph(5, [0], [(0, 1), (1, 2), (2, 3), (3, 4)])
+    found = halts_sooner(chain, cycle)
+    assert found is not None and "forever" in found
+    assert halts_sooner(cycle, chain) is None                # going on forever covers any length
+    assert halts_sooner(chain, chain) is None
+    short = _graph(5, [0, 3], [(0, 1), (1, 2), (3, 4)])
+    assert halts_sooner(short, chain) is not None            # 2 steps against 4
+
+
+CLOCK = """---- MODULE Clock ----
+EXTENDS Naturals
+VARIABLE hr
+Init == hr = 0
+Next == hr' = (hr + 1) % 4
+Spec == Init /\\ [][Next]_hr
+====
+"""
+
+
+def test_an_output_that_halts_where_the_reference_goes_on_is_a_mapping_free_failure(
+        harness: Harness) -> None:
+    ref = Reference("Clock", {"Clock.tla": CLOCK}, ModelConfig(specification="Spec"))
+    # more states and steps than the reference, but it stops; names for numbers: no mapping
+    # of the grammar
+    out = CLOCK.replace("Clock", "Other").replace("hr = 0", 'hr = "a"').replace(
+        "(hr + 1) % 4", 'CASE hr = "a" -> "b" [] hr = "b" -> "c" [] hr = "c" -> "d" '
+        '[] hr = "d" -> "e" [] OTHER -> "f"').replace("Next ==", 'Next == hr # "f" /\\')
+    graded = grade_behavior(harness, ref, {"Other.tla": out}, "Other",
+                            BehaviorOptions(engine="graphs", timeout=120))
+    assert graded.verdict is V.REVERSE_FAIL and graded.code is R.HALTS_SOONER, graded.reason
+    assert graded.soundness is S.MAPPING_FREE
+    # the same under a pairing of constants the grade cannot justify is no verdict
+    ambiguous = classify(_result(V.REVERSE_FAIL, R.HALTS_SOONER, constants={
+        "A": _const("1", ValueSource.REFERENCE_CONSTANT, "X"),
+        "B": _const("2", ValueSource.REFERENCE_CONSTANT, "Y")},
+        pairings={"total": 2, "graded": 2, "failed": 1}))
+    assert ambiguous.verdict is V.NO_MAPPING and ambiguous.code is R.PAIRING_AMBIGUOUS
 
 
 # ---------------------------------------------------- degenerate-value negatives (controls)

@@ -24,6 +24,7 @@ class GraphVerdict:
     out_path: tuple[int, ...] = ()   # output states leading to the step that breaks
     ref_path: tuple[int, ...] = ()   # reference states the output cannot follow
     limited: bool = False            # the budget ran out: neither ok nor a counterexample
+    stuck: bool = False              # forward: the output deadlocks where R's model forbids it
 
 
 def too_small(out: StateGraph, ref: StateGraph) -> str | None:
@@ -41,6 +42,49 @@ def too_small(out: StateGraph, ref: StateGraph) -> str | None:
                     f"of the output's states onto the reference's, some reference behavior is "
                     f"the image of no output behavior")
     return None
+
+
+def longest_run(graph: StateGraph) -> int | None:
+    """The most steps between different states any behavior of a whole graph takes, or None
+    when some behavior takes infinitely many (the graph has a cycle; self-loops are stutters
+    and are not edges)."""
+    indegree = [0] * len(graph)
+    for _, b in graph.edges:
+        indegree[b] += 1
+    longest = [0] * len(graph)
+    ready = [g for g, d in enumerate(indegree) if d == 0]
+    succ = graph.successors()
+    done = 0
+    while ready:
+        a = ready.pop()
+        done += 1
+        for b in succ[a]:
+            longest[b] = max(longest[b], longest[a] + 1)
+            indegree[b] -= 1
+            if indegree[b] == 0:
+                ready.append(b)
+    if done < len(graph):
+        return None
+    return max(longest, default=0)
+
+
+def halts_sooner(out: StateGraph, ref: StateGraph) -> str | None:
+    """Why no mapping at all can make every reference behavior the image of an output
+    behavior, from the length of behaviors: the image of an output behavior changes state at
+    most as often as the behavior does, so an output whose every behavior stops changing
+    after k steps cannot cover a reference behavior that changes state more often (or
+    forever). Both graphs must be whole, or the reference's cut to a part of its states (a
+    part's longest behavior is no longer than the whole's)."""
+    mine = longest_run(out)
+    if mine is None:
+        return None
+    theirs = longest_run(ref)
+    if theirs is not None and theirs <= mine:
+        return None
+    what = "changes state forever" if theirs is None else f"takes {theirs} steps"
+    return (f"every behavior of the output stops changing state after at most {mine} steps, "
+            f"and a reference behavior {what}: under any mapping of the output's states onto "
+            f"the reference's, that behavior is the image of no output behavior")
 
 
 def forward(out: StateGraph, ref: StateGraph, image: list[int],
@@ -71,7 +115,7 @@ def forward(out: StateGraph, ref: StateGraph, image: list[int],
         position = {g: i for i, g in enumerate(order)}
         stuck = min(out.terminal, key=lambda g: position.get(g, len(order)))
         return GraphVerdict(False, "the output deadlocks (the reference's model checks "
-                            "deadlock)", tuple(out.path_to(stuck)))
+                            "deadlock)", tuple(out.path_to(stuck)), stuck=True)
     return GraphVerdict(True)
 
 

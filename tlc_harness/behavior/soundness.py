@@ -6,13 +6,14 @@ pairings of the output's constants with the reference's exist, were graded and f
 (`pairings`). From these `classify` gives the verdict its class (`Soundness`):
 
 - an `ok` is `justified` when every value is justified (a guessed one makes it `undecided`);
-- a failure with no constants to pair and the output's own run failing, or an output with
-  too few states, initial states or steps to cover the reference's under any mapping (with
-  justified values), is `mapping_free`;
+- a failure with no constants to pair and the output's own run failing is `mapping_free`;
 - a failure under a guessed value is `no_mapping` (`constant_unjustified`);
 - a failure under a pairing of constants that is neither by name (the same names, or names
   one of which holds the other: `search.named_alike`) nor the only one, while another
   pairing did not fail, is `no_mapping` (`pairing_ambiguous`);
+- otherwise an output with too few states, initial states or steps, or with behaviors that
+  all stop changing sooner than one of the reference's, to cover the reference's behaviors
+  under any mapping, is `mapping_free`;
 - a failure under every admissible value of a constant, or under every pairing, is
   `enumerated`; any other failure is `justified`.
 """
@@ -29,6 +30,9 @@ from tlc_harness.behavior.verdicts import (
     Soundness,
     ValueSource,
 )
+
+#: the checks that hold under any mapping of states (`checks.too_small`, `checks.halts_sooner`)
+MAPPING_FREE_CHECKS = frozenset({Reason.TOO_FEW_STATES, Reason.HALTS_SOONER})
 
 
 def classify(result: BehaviorResult) -> BehaviorResult:
@@ -48,8 +52,6 @@ def classify(result: BehaviorResult) -> BehaviorResult:
         return replace(result, soundness=Soundness.JUSTIFIED)
     if not constants and result.code is Reason.OUTPUT_RUN_FAILS:
         return replace(result, soundness=Soundness.MAPPING_FREE)
-    if not guessed and result.code is Reason.TOO_FEW_STATES:
-        return replace(result, soundness=Soundness.MAPPING_FREE)
     if guessed:
         return replace(result, verdict=BehaviorVerdict.NO_MAPPING,
                        code=Reason.CONSTANT_UNJUSTIFIED,
@@ -63,6 +65,8 @@ def classify(result: BehaviorResult) -> BehaviorResult:
                        reason=f"{result.verdict} under one of {total} pairings of the output's "
                        f"constants with the reference's ({pairing_text(constants)}), and not "
                        f"under every other: the pairing is not justified ({result.reason})")
+    if result.code in MAPPING_FREE_CHECKS:
+        return replace(result, soundness=Soundness.MAPPING_FREE)
     enumerated = ambiguous or ValueSource.EVERY_VALUE in sources.values()
     return replace(result, soundness=Soundness.ENUMERATED if enumerated else Soundness.JUSTIFIED)
 

@@ -16,6 +16,7 @@ from typing import Any
 from tlc_harness.behavior.search import SpecShape, spec_shape
 from tlc_harness.behavior.verdicts import Reason
 from tlc_harness.source.cfg import ModelConfig
+from tlc_harness.source.formulas import infinite_sets
 from tlc_harness.source.identifiers import analyze_task
 from tlc_harness.source.rename import RenameError, rename_module_names
 from tlc_harness.source.stdlib import TLA_KEYWORDS, standard_names
@@ -51,6 +52,12 @@ class Staged:
     out_next: str | None = "Next"
     out_spec: str | None = None
     module_table: dict[str, str] = field(default_factory=dict)  # output module -> staged name
+
+    def infinite_sets(self) -> frozenset[str]:
+        """The infinite standard sets (`Nat`, `Int`, `Seq`, ...) the output's specification,
+        or its Init and Next, reads (TLC cannot enumerate them)."""
+        roots = (self.out_spec,) if self.out_spec else (self.out_init, self.out_next)
+        return infinite_sets(self.out_files, tuple(r for r in roots if r))
 
     def label_map(self) -> dict[str, str]:
         """Output label -> reference label: same names first, then in order of appearance."""

@@ -69,6 +69,7 @@ class Reason(enum.StrEnum):
     TLC_REVERSE = "tlc_reverse"
     REVERSE_LIVENESS = "reverse_liveness"
     TOO_FEW_STATES = "too_few_states"
+    HALTS_SOONER = "halts_sooner"
     NO_CANDIDATE = "no_candidate"
     SHAPE_MISMATCH = "shape_mismatch"
     NO_ENTRY_POINTS = "no_entry_points"
@@ -80,6 +81,7 @@ class Reason(enum.StrEnum):
     VALUES_DISAGREE = "values_disagree"
     MAPPINGS_EVAL_ERROR = "mappings_eval_error"
     STATE_BUDGET = "state_budget"
+    INFINITE_SET = "infinite_set"
     TIME_BUDGET = "time_budget"
     RESOURCE_LIMIT = "resource_limit"
     INFRA_ERROR = "infra_error"
@@ -123,6 +125,8 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
                               "behavior violates the output's fairness or liveness"),
     Reason.TOO_FEW_STATES: (_V.REVERSE_FAIL, "the output has fewer initial states, states or "
                             "steps than R: no mapping can cover R's behaviors"),
+    Reason.HALTS_SOONER: (_V.REVERSE_FAIL, "every output behavior stops changing state "
+                          "sooner than some behavior of R: no mapping can cover it"),
     Reason.NO_CANDIDATE: (_V.NO_MAPPING, "no mapping of the grammar fits"),
     Reason.SHAPE_MISMATCH: (_V.NO_MAPPING, "the wrapper engine's bijections cannot exist"),
     Reason.NO_ENTRY_POINTS: (_V.NO_MAPPING, "the output defines no Init or Next"),
@@ -137,6 +141,8 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
                              "a failure under some values, no mapping under others"),
     Reason.MAPPINGS_EVAL_ERROR: (_V.NO_MAPPING, "every mapping stops TLC; the output runs alone"),
     Reason.STATE_BUDGET: (_V.UNDECIDED, "a graph over the state budget"),
+    Reason.INFINITE_SET: (_V.UNDECIDED, "the output reads an infinite set TLC cannot enumerate, "
+                          "and bounded it shows no forward failure"),
     Reason.TIME_BUDGET: (_V.UNDECIDED, "TLC's time limit"),
     Reason.RESOURCE_LIMIT: (_V.UNDECIDED, "TLC ran out of memory or disk"),
     Reason.INFRA_ERROR: (_V.UNDECIDED, "the tools failed (not the specs)"),

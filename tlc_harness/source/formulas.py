@@ -183,3 +183,34 @@ def assumed_equalities(files: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
                 if side.type == "identifier_ref" and said not in found.get(name, ()):
                     found[name] = (*found.get(name, ()), said)
     return found
+
+
+#: node types of TLA+'s infinite standard sets, by the name a cfg overrides them with
+_INFINITE = {"nat_number_set": "Nat", "int_number_set": "Int", "real_number_set": "Real",
+             "string_set": "STRING"}
+_SEQUENCES = "Seq"  # `Seq(S)`, the Sequences module's set of all finite sequences over S
+
+
+def infinite_sets(files: Mapping[str, str], roots: tuple[str, ...]) -> frozenset[str]:
+    """The infinite standard sets (`Nat`, `Int`, `Real`, `STRING`, and `Seq` unless a module
+    defines its own) written in the definitions `roots` name or use, followed through the
+    modules' top-level definitions (an invariant that no root uses does not count)."""
+    defs = top_definitions(files)
+    found: set[str] = set()
+    todo, seen = [r for r in roots if r in defs], set(roots)
+    while todo:
+        body, src, _ = defs[todo.pop()]
+        stack = [body]
+        while stack:
+            node = stack.pop()
+            if node.type in _INFINITE:
+                found.add(_INFINITE[node.type])
+            elif node.type == "identifier_ref":
+                name = _text(src, node)
+                if name == _SEQUENCES and name not in defs:
+                    found.add(name)
+                elif name in defs and name not in seen:
+                    seen.add(name)
+                    todo.append(name)
+            stack.extend(node.children)
+    return frozenset(found)

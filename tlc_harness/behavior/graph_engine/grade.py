@@ -21,7 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from tlc_harness.behavior.checks import too_small
+from tlc_harness.behavior.checks import halts_sooner, too_small
+from tlc_harness.behavior.graph_engine.bounds import Bounds, bounds_for
 from tlc_harness.behavior.graph_engine.confirm import confirm
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan, plan_constants
 from tlc_harness.behavior.graph_engine.constant_values import as_model_values, carried_overrides
@@ -36,11 +37,12 @@ from tlc_harness.behavior.graph_engine.describe import (
 from tlc_harness.behavior.graph_engine.output_graph import (
     OUTPUT_CAP,
     OUTPUT_FACTOR,
+    OutputModel,
     output_budget,
     output_model,
 )
 from tlc_harness.behavior.graphs import Exploration, StateGraph, default_cache, explore
-from tlc_harness.behavior.inference import infer, plain_failure
+from tlc_harness.behavior.inference import Inferred, infer, plain_failure
 from tlc_harness.behavior.policy import Job, StepAside
 from tlc_harness.behavior.reverse_liveness import check_reverse_liveness, temporal_output
 from tlc_harness.behavior.search import Candidate
@@ -81,6 +83,9 @@ RETRIES: dict[str, str] = {
                                 "directions",
     "next_constant_map": "a map of the output's constants that gives no mapping: the next "
                          "likeliest map (at most three)",
+    "bounded_sets": "the output's run stops at an evaluation error and its specification reads "
+                    "`Nat`, `Int` or `Seq`: explored again with those sets bounded, where only "
+                    "a forward failure decides",
 }
 #: the stages a grade times (`stage_seconds` in its details), in the order they run
 STAGES = ("reference_graph", "output_graph", "inference", "confirm", "reverse_liveness")
@@ -337,6 +342,38 @@ class GraphGrade:
                        f"neither the task nor the reference gives the value, so the pass was "
                        f"found by trying ({graded.reason})", **self.totals())
 
+    def bounded(self, staged: Staged, plan: ConstantPlan, values: CfgValues,
+                const_map: dict[str, str], ref_graph: StateGraph, model: OutputModel
+                ) -> BehaviorResult | StepAside:
+        """The grade of an output whose run TLC stops while enumerating an infinite set: under
+        bounds for those sets, or undecided where they cannot be bounded."""
+        sets = staged.infinite_sets()
+        bounds = None
+        if not (self.job.ref.cfg.constraints or self.job.ref.cfg.action_constraints):
+            carried = {name for name, _ in model.cfg.overrides}
+            bounds = bounds_for(sets, ref_graph, [t for _, t in model.cfg.constants], carried)
+        if bounds is None:
+            return self.result(BehaviorVerdict.UNDECIDED, f"the output's run stops at an evaluation "
+                               f"error and its specification reads {', '.join(sorted(sets))}, "
+                               f"which TLC cannot enumerate and the grade cannot bound here",
+                               Reason.INFINITE_SET)
+        self.retried("bounded_sets")
+        return self.under(staged, plan, values, const_map, ref_graph, bounds=bounds)
+
+    def under_bounds(self, bounds: Bounds, inferred: Inferred, out_graph: StateGraph,
+                     ref_graph: StateGraph) -> BehaviorResult:
+        """Under bounds only a forward failure that is a behavior of G decides: a step or
+        state outside R (a deadlock may be the bound's, as may an `ok` or a reverse failure)."""
+        witness = inferred.counterexample
+        if inferred.verdict is BehaviorVerdict.FORWARD_FAIL and witness is not None and \
+                witness.out_path and not witness.stuck:
+            return self.result(inferred.verdict, f"{inferred.reason}, with {bounds.describe()}",
+                               Reason.GRAPH_FORWARD, trace=trace(inferred, out_graph, ref_graph),
+                               details={"trace_of": trace_of(inferred)})
+        return self.result(BehaviorVerdict.UNDECIDED, f"with {bounds.describe()}, the graphs find "
+                           f"{inferred.verdict} ({inferred.reason}), which the bound may cause",
+                           Reason.INFINITE_SET)
+
     def reverse_liveness(self, staged: Staged, values: CfgValues, cand: Candidate,
                          image: list[int]) -> dict[str, str] | BehaviorResult:
         """An `ok`'s last check, for an output whose formula adds fairness or liveness (see
@@ -371,11 +408,19 @@ class GraphGrade:
 
     def under(self, staged: Staged, plan: ConstantPlan, values: CfgValues,
               const_map: dict[str, str], ref_graph: StateGraph,
-              cut: Candidate | None = None) -> BehaviorResult | StepAside:
+              cut: Candidate | None = None, bounds: Bounds | None = None
+              ) -> BehaviorResult | StepAside:
         """Explore G with R's values for its constants, infer, and confirm with TLC (`cut`:
-        the mapping G's graph is cut under, for a reference bounded by a CONSTRAINT)."""
+        the mapping G's graph is cut under, for a reference bounded by a CONSTRAINT; `bounds`:
+        the finite sets that stand for the infinite ones G's run cannot enumerate)."""
         ref, options = self.job.ref, self.job.options
         model = output_model(ref, staged, values, const_map)
+        self.facts.pop("bounded", None)
+        if bounds is not None:
+            self.facts["bounded"] = bounds.to_json()
+            model = OutputModel(replace(model.cfg, overrides=(*model.cfg.overrides,
+                                                              *bounds.overrides)),
+                                (*model.definitions, *bounds.definitions))
         budget = output_budget(len(ref_graph), options.budget)
         # R's graph stops where its CONSTRAINT fails; G's is cut where its image does, under
         # a seed mapping (or, when none fits, explored whole): an `ok` found there holds, a
@@ -385,7 +430,7 @@ class GraphGrade:
         if bounded and cut is None:
             cut = cut_seed(staged, const_map)
         own_spec = SpecSource(staged.out_main, staged.out_files)
-        whole = cut is None  # the output's graph is its whole state space
+        whole = cut is None and bounds is None  # the output's graph is its whole state space
         if cut is not None:
             self.facts["cut_under"] = describe(cut)
             src, wcfg = forward_wrapper(ref, staged, cut, values)
@@ -393,6 +438,10 @@ class GraphGrade:
         else:
             found = self.explore(own_spec, model.cfg, (), cached=False,
                                  definitions=model.definitions, budget=budget)
+        if found.graph is None and bounds is not None:
+            return self.result(BehaviorVerdict.UNDECIDED, f"the output's run with {bounds.describe()} "
+                               f"stops ({found.verdict}: {found.detail[:200]}), which the bound may "
+                               f"cause", Reason.INFINITE_SET)
         if found.graph is None:
             if found.verdict == "over_budget":
                 why = (f"cut at the reference's CONSTRAINT under {describe(cut)}" if cut
@@ -419,6 +468,8 @@ class GraphGrade:
                                            f"({found.verdict}: {found.detail[:200]})",
                                            Reason.CONSTRAINT_CUT)
                 found = own
+            if found.verdict == Verdict.EVAL_ERROR.value and staged.infinite_sets():
+                return self.bounded(staged, plan, values, const_map, ref_graph, model)
             why = ("the output has no initial state" if found.verdict == "vacuous" else
                    f"the output's own run fails under the reference's constants "
                    f"({found.verdict}: {found.detail[:200]})")
@@ -449,10 +500,14 @@ class GraphGrade:
                              deadlock=deadlock)
         self.facts["inference_seconds"] = round(time.monotonic() - t0, 3)
         self.facts["mappings_checked"] = inferred.tried
-        small = too_small(out_graph, ref_graph) if whole else None
-        if small and inferred.verdict in (BehaviorVerdict.NO_MAPPING, BehaviorVerdict.UNDECIDED):
+        if whole and inferred.verdict in (BehaviorVerdict.NO_MAPPING, BehaviorVerdict.UNDECIDED):
             # what the grammar's search could not decide, counting does, for any mapping
-            return self.result(BehaviorVerdict.REVERSE_FAIL, small, Reason.TOO_FEW_STATES)
+            small = too_small(out_graph, ref_graph)
+            if small:
+                return self.result(BehaviorVerdict.REVERSE_FAIL, small, Reason.TOO_FEW_STATES)
+            sooner = halts_sooner(out_graph, ref_graph)
+            if sooner:
+                return self.result(BehaviorVerdict.REVERSE_FAIL, sooner, Reason.HALTS_SOONER)
         if bounded and inferred.verdict != BehaviorVerdict.OK:
             # an `ok` holds however G's graph was cut (its states are reachable, and TLC's
             # confirming run cuts under the mapping found); a failure holds under the mapping
@@ -478,6 +533,8 @@ class GraphGrade:
                                        f"output's graph ({where}) graphs found "
                                        f"{inferred.verdict} under another mapping than the "
                                        f"cut's: {inferred.reason}", Reason.CONSTRAINT_CUT)
+        if bounds is not None:
+            return self.under_bounds(bounds, inferred, out_graph, ref_graph)
         failed = None
         if inferred.verdict != BehaviorVerdict.OK:
             failed = self.result(inferred.verdict, inferred.reason,
