@@ -9,7 +9,8 @@ import pytest
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.staging import Reference
-from tlc_harness.source.cfg import parse_cfg
+from tlc_harness.behavior.verdicts import BehaviorVerdict, Reason
+from tlc_harness.source.cfg import ModelConfig, parse_cfg
 from tlc_harness.tools.runner import Harness
 
 SHOP = """---- MODULE Shop ----
@@ -50,3 +51,33 @@ def test_a_field_that_holds_it_correctly_is_used(harness: Harness) -> None:
 def test_a_wrong_field_is_not_hidden_behind_a_table(harness: Harness, start: str) -> None:
     # the output's own cash is wrong: deriving the reference's cash from stock would hide it
     assert _grade(harness, f", cash |-> {start}", ", cash |-> st.cash + 1") != "ok"
+
+
+# ------------------------------------------------ a named observable computed, the output's own unread
+ANNOUNCE = """---- MODULE Announce ----
+EXTENDS Naturals
+VARIABLES count, announced
+Init == count = 0 /\\ announced = FALSE
+Next == count < 3 /\\ count' = count + 1 /\\ announced' = (count' = 3)
+Spec == Init /\\ [][Next]_<<count, announced>>
+====
+"""
+
+
+def test_an_observable_recomputed_while_the_outputs_own_goes_unread_is_no_ok(
+        harness: Harness) -> None:
+    ref = Reference("Announce", {"Announce.tla": ANNOUNCE}, ModelConfig(
+        specification="Spec", check_deadlock=False))
+    # the output announces (as 0/1) a step early: only a mapping that computes `announced`
+    # from `count`, ignoring the output's own `announced`, makes the graphs agree
+    early = ANNOUNCE.replace("Announce", "Other").replace("announced = FALSE", "announced = 0") \
+        .replace("announced' = (count' = 3)", "announced' = IF count' >= 2 THEN 1 ELSE 0")
+    graded = grade_behavior(harness, ref, {"Other.tla": early}, "Other",
+                            BehaviorOptions(engine="graphs", timeout=120))
+    assert graded.verdict is BehaviorVerdict.UNDECIDED, graded.reason
+    assert graded.code is Reason.OBSERVABLE_RECOMPUTED
+    # announcing on time (as 0/1) is read as it is: an ok
+    timely = early.replace("count' >= 2", "count' = 3")
+    graded = grade_behavior(harness, ref, {"Other.tla": timely}, "Other",
+                            BehaviorOptions(engine="graphs", timeout=120))
+    assert graded.verdict is BehaviorVerdict.OK, graded.reason

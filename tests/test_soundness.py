@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tlc_harness.behavior.checks import halts_sooner, longest_run, too_small
 from tlc_harness.behavior.engine import grade_behavior
-from tlc_harness.behavior.graph_engine.constant_maps import plan_constants
+from tlc_harness.behavior.graph_engine.constant_maps import finite_numbers, plan_constants
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.search import assignments, named_alike
@@ -438,3 +438,40 @@ def test_an_output_with_an_opaque_token_is_graded_under_a_fresh_model_value(
                             BehaviorOptions(engine="auto", timeout=120))
     assert graded.verdict is V.OK and graded.soundness is S.JUSTIFIED, graded.reason
     assert graded.details["constants"]["Idle"]["source"] == "opaque_token"
+
+
+# ------------------------------------------- numbers the output's ASSUME bounds to a small set
+def _with_copies(assume: str, next_: str) -> str:
+    return _OUT.replace("CONSTANTS Max, Step", f"CONSTANTS Max, Step, Copies\nASSUME {assume}") \
+        .replace("x + Step <= Max /\\ x' = x + Step", next_)
+
+
+def test_a_number_its_assume_bounds_is_graded_under_every_value_of_the_set(
+        harness: Harness) -> None:
+    # right whichever number of the set the user gives it: a justified ok
+    same = _grade(harness, _with_copies("Copies \\in 1..3",
+                                        "x + Step <= Max /\\ x' = x + Step /\\ Copies > 0"))
+    assert same.verdict is V.OK and same.soundness is S.JUSTIFIED, same.reason
+    assert same.details["constants"]["Copies"]["source"] == "every_value"
+    # wrong under every number of the set: an enumerated failure
+    off = _grade(harness, _with_copies("Copies \\in {1, 2} /\\ Copies \\in Nat",
+                                       "x + Step + Copies <= Max /\\ x' = x + Step + Copies"))
+    assert off.verdict is V.FORWARD_FAIL and off.soundness is S.ENUMERATED, off.reason
+    assert "Copies in {1, 2}" in off.reason
+    # right under one number of the set only: found by trying, no verdict
+    some = _grade(harness, _with_copies("Copies \\in 1..2", "x + Step * Copies <= Max /\\ "
+                                        "x' = x + Step * Copies"))
+    assert some.verdict is V.UNDECIDED and some.code is R.VALUE_BY_TRYING, some.reason
+    # a set of one number fixes the value, as an equality does
+    one = _grade(harness, _with_copies("Copies \\in {1}", "x + Step * Copies <= Max /\\ "
+                                       "x' = x + Step * Copies"))
+    assert one.verdict is V.OK and one.soundness is S.JUSTIFIED, one.reason
+    assert one.details["constants"]["Copies"]["source"] == "output_assume"
+
+
+def test_the_numbers_of_the_literal_sets_an_assume_names() -> None:
+    assert finite_numbers(["1..3"]) == ("1", "2", "3")
+    assert finite_numbers(["{2, 0}", "Nat"]) == ("0", "2")
+    assert finite_numbers(["0..5", "{5, 7}"]) == ("5",)          # the sets' common numbers
+    assert finite_numbers(["Nat"]) is None and finite_numbers(["1..100"]) is None
+    assert finite_numbers(["{}"]) is None

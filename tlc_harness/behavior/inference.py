@@ -76,6 +76,10 @@ class Inferred:
     #: a failure's mapping, where `variables` does not hold it: the first full mapping that
     #: failed forward, or the closest one that failed in reverse (as an `ok` would hold it)
     failed_under: Inferred | None = None
+    #: reference variables the mapping computes from other parts (a lookup table, or a
+    #: constant) while an output variable of the same name is hidden: the output's own
+    #: observable is ignored, and an `ok` under it shows nothing about that observable
+    recomputed: tuple[str, ...] = ()
 
 
 class _Ids:
@@ -346,6 +350,7 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
     found = _mapping(roots, chosen, assigned, image, search.full, hidden)
     if found is None:
         return None
+    found.recomputed = recomputed(unmatched, hidden)
     rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget)
     if not rev.ok:
         if rev.limited:
@@ -356,6 +361,15 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
             search.passed_forward = found
         return None
     return found
+
+
+def recomputed(derived: Sequence[Part], hidden: Sequence[str]) -> tuple[str, ...]:
+    """The reference variables among the `derived` parts' that name a `hidden` output
+    variable (case aside): `announced` computed from `count` while the output's own
+    `announced` goes unread."""
+    names = {h.lower() for h in hidden}
+    roots = dict.fromkeys(p.path.split(".")[0].split("[")[0] for p in derived)
+    return tuple(r for r in roots if r.lower() in names)
 
 
 def _mapping(roots: list[Part], chosen: dict[int, Choice], assigned: list[tuple[Part, Choice]],

@@ -94,6 +94,7 @@ class Reason(enum.StrEnum):
     SUBSCRIPT_INCOMPLETE = "subscript_incomplete"
     VALUE_BY_TRYING = "value_by_trying"
     VALUE_GUESSED = "value_guessed"
+    OBSERVABLE_RECOMPUTED = "observable_recomputed"
     LIVENESS_UNCHECKED = "liveness_unchecked"
     REFERENCE_NO_BEHAVIOR = "reference_no_behavior"
     REFERENCE_RANDOM = "reference_random"
@@ -158,6 +159,9 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
                              "an `ok` under some values of a free constant, not under others"),
     Reason.VALUE_GUESSED: (_V.UNDECIDED,
                            "an `ok` under values the reference does not fix for a constant"),
+    Reason.OBSERVABLE_RECOMPUTED: (_V.UNDECIDED, "an `ok` only with a variable of R computed "
+                                   "from the output's others while its own of that name is "
+                                   "unread"),
     Reason.LIVENESS_UNCHECKED: (_V.UNDECIDED, "an `ok` whose fairness or liveness no run could "
                                 "check (R's forward, or the output's in reverse)"),
     Reason.REFERENCE_NO_BEHAVIOR: (_V.NOT_COVERED, "a constant model"),

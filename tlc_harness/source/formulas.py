@@ -168,16 +168,27 @@ def assumed_equalities(files: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
     """What the modules' ASSUMEs say a name equals: each conjunct `Name = expr` (or
     `expr = Name`) of an `ASSUME`/`ASSUMPTION` at the top level, by name, the texts in the
     order written (a name with two different texts has two entries)."""
+    return _assumed(files, "eq", both_sides=True)
+
+
+def assumed_memberships(files: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+    """The sets the modules' ASSUMEs put a name in: each conjunct `Name \\in S` of a top-level
+    `ASSUME`/`ASSUMPTION`, by name, the texts of the sets in the order written."""
+    return _assumed(files, "in", both_sides=False)
+
+
+def _assumed(files: Mapping[str, str], symbol: str, *, both_sides: bool
+             ) -> dict[str, tuple[str, ...]]:
     found: dict[str, tuple[str, ...]] = {}
     for node, src in _units(files):
         if node.type != "assumption" or not node.named_child_count:
             continue
         for item in conjunction_items(node.named_children[-1]):
-            symbol = getattr(item.child_by_field_name("symbol"), "type", "")
+            op = getattr(item.child_by_field_name("symbol"), "type", "")
             lhs, rhs = item.child_by_field_name("lhs"), item.child_by_field_name("rhs")
-            if item.type != "bound_infix_op" or symbol != "eq" or lhs is None or rhs is None:
+            if item.type != "bound_infix_op" or op != symbol or lhs is None or rhs is None:
                 continue
-            for side, other in ((lhs, rhs), (rhs, lhs)):
+            for side, other in ((lhs, rhs), (rhs, lhs)) if both_sides else ((lhs, rhs),):
                 said = " ".join(_text(src, other).split())
                 name = _text(src, side)
                 if side.type == "identifier_ref" and said not in found.get(name, ()):

@@ -5,6 +5,7 @@ output's)."""
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -25,7 +26,7 @@ from tlc_harness.behavior.graph_engine.constant_values import (
 from tlc_harness.behavior.search import assignments, named_alike, value_type
 from tlc_harness.behavior.staging import CfgValues, Reference, Staged
 from tlc_harness.behavior.verdicts import ValueSource
-from tlc_harness.source.formulas import assumed_equalities
+from tlc_harness.source.formulas import assumed_equalities, assumed_memberships
 from tlc_harness.source.identifiers import analyze_module
 
 MAX_CONSTANT_MAPS = 3     # constant maps explored before giving up
@@ -33,6 +34,7 @@ MAX_BOOLEAN_CONSTANTS = 3  # BOOLEAN constants of the output whose values are al
 MAX_SWEPT_CONSTANTS = 2    # guessed numeric constants whose values are all tried
 MAX_SWEPT_VALUES = 6       # numbers tried for each
 MAX_VARIANTS = 16          # constant maps per base map, past which fewer numbers are tried
+MAX_ENUMERATED = 8         # numbers of a set an output's ASSUME bounds a constant to, all tried
 #: the value of a constant the output declares and never uses
 UNUSED = '"unused"'
 
@@ -65,6 +67,8 @@ class ConstantPlan:
     ref_booleans: Mapping[str, str] = field(default_factory=dict)
     #: output constants whose own ASSUME fixes their value (`ASSUME Hours = 1..12`)
     assumed: frozenset[str] = frozenset()
+    #: free numbers whose own ASSUME bounds them to a small set, every number of it swept
+    enumerated: frozenset[str] = frozenset()
     #: (output constant, reference constant) pairs whose names say they are the same thing
     alike: frozenset[tuple[str, str]] = frozenset()
     #: how many pairings of the output's constants with the reference's values exist (the
@@ -166,6 +170,9 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
     # alone: it takes it, unless it is named as a reference constant (whose cfg value the
     # task's model gives it, and which the ASSUME then admits or rejects)
     said = assumed_equalities(staged.out_files)
+    # (so does an ASSUME that puts it in a set of one number: `ASSUME N \in {3}`)
+    said = {**{c: only for c, texts in assumed_memberships(staged.out_files).items()
+               if (only := finite_numbers(texts)) is not None and len(only) == 1}, **said}
     assumed = {c: said[c][0] for c in out_consts if len(said.get(c, ())) == 1
                and c not in unused and c not in usable and c not in booleans
                and is_literal(said[c][0])}
@@ -216,6 +223,11 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
     free = {**{c: UNUSED for c in unused}, **assumed}
     groups: list[tuple[dict[str, str], ...]] = []
     standing_all: set[str] = set()
+    enumerated_all: set[str] = set()
+    # a number whose own ASSUME puts it in a small literal set (`ASSUME N \in 1..3`) takes
+    # every number of that set: a verdict under all of them holds for every admissible value
+    bounded_to = {c: numbers for c, texts in assumed_memberships(staged.out_files).items()
+                  if (numbers := finite_numbers(texts)) is not None and c not in assumed}
     model_values = ref.cfg.model_values()
     bases = distinct_bases(maps)
     for base in bases:
@@ -227,12 +239,18 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
         swept = [g for g, r in base.items() if r in GUESSED_NUMBERS or g in standing]
         swept = swept[:MAX_SWEPT_CONSTANTS]
         numbers = swept_numbers(ref, literals) if swept else ()
-        if 2 ** len(booleans) * len(numbers) ** len(swept) > MAX_VARIANTS:
-            # every boolean value stays; fewer numbers (each still tried for all of them)
+        enumerated = [g for g in swept if g not in standing and g in bounded_to]
+        sizes = [len(bounded_to[g]) if g in enumerated else len(numbers) for g in swept]
+        if 2 ** len(booleans) * math.prod(sizes) > MAX_VARIANTS * (2 if enumerated else 1):
+            # every boolean value stays; one constant, fewer numbers (each still tried for
+            # all of them), all of its ASSUME's set if it has one
             swept = swept[:1]
+            enumerated = enumerated[:1] if swept and swept[0] in enumerated else []
             numbers = numbers[:max(2, MAX_VARIANTS // 2 ** len(booleans))]
-        literals.update({n: n for n in numbers})
-        choices = [*[("TRUE", "FALSE")] * len(booleans), *[numbers] * len(swept)]
+        each = {g: bounded_to[g] if g in enumerated else numbers for g in swept}
+        literals.update({n: n for ns in each.values() for n in ns})
+        enumerated_all |= set(enumerated)
+        choices = [*[("TRUE", "FALSE")] * len(booleans), *[each[g] for g in swept]]
         variants = [{**base, **free, **symbols, **dict(zip((*booleans, *swept), choice,
                                                            strict=True))}
                     for choice in itertools.product(*choices)]
@@ -242,7 +260,8 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
         if len(groups) == MAX_CONSTANT_MAPS:
             break
     return facts(groups=tuple(groups), values=replace(values, literals=literals),
-                 standing=frozenset(standing_all), booleans=booleans,
+                 standing=frozenset(standing_all), enumerated=frozenset(enumerated_all),
+                 booleans=booleans,
                  ref_booleans=ref_booleans, pairings=len(bases))
 
 
@@ -259,6 +278,26 @@ def swept_numbers(ref: Reference, literals: Mapping[str, str]) -> tuple[str, ...
         found.update(int(n) for n in re.findall(r"(?<![\w.])\d(?![\w.])", code))
     small = sorted(found)[:MAX_SWEPT_VALUES]
     return tuple(str(n) for n in small)
+
+
+def finite_numbers(sets: Sequence[str]) -> tuple[str, ...] | None:
+    """The numbers every literal set of `sets` holds (`1..3`, `{0, 2}`; other sets, such as
+    `Nat` or a constant, only narrow what the ASSUME admits further, which its run checks),
+    smallest first; None without a literal set or with more than `MAX_ENUMERATED` numbers."""
+    held: set[int] | None = None
+    for text in sets:
+        span = re.fullmatch(r"\(?\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*\)?", text)
+        listed = re.fullmatch(r"\{\s*(-?\d+(?:\s*,\s*-?\d+)*)?\s*\}", text)
+        if span and int(span.group(2)) - int(span.group(1)) < 10 * MAX_ENUMERATED:
+            numbers = set(range(int(span.group(1)), int(span.group(2)) + 1))
+        elif listed:
+            numbers = {int(n) for n in re.findall(r"-?\d+", listed.group(1) or "")}
+        else:
+            continue
+        held = numbers if held is None else held & numbers
+    if held is None or not held or len(held) > MAX_ENUMERATED:
+        return None
+    return tuple(str(n) for n in sorted(held))
 
 
 def counted(value: str) -> str | None:

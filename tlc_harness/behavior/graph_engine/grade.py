@@ -547,6 +547,13 @@ class GraphGrade:
                          labels=False, model_values=tuple(inferred.model_values))
         mapping = cand.to_json()
         self.facts["hidden"] = list(inferred.hidden)
+        if failed is None and inferred.recomputed:
+            names = ", ".join(inferred.recomputed)
+            return self.result(BehaviorVerdict.UNDECIDED, f"the graphs find a mapping only by "
+                               f"computing {names} from the output's other variables, while "
+                               f"the output's own {names} goes unread: the observable the "
+                               f"description names is not shown to behave",
+                               Reason.OBSERVABLE_RECOMPUTED, mapping=mapping)
         ref_constants = frozenset(staged.ref_shape.constants)
         self.facts["mapping_tla"] = substitutions(cand, ref_constants, plan.symbols)
         with self.timed("confirm"):
@@ -597,10 +604,11 @@ def _written(files: Mapping[str, str], name: str) -> bool:
 
 
 def _exhaustive(plan: ConstantPlan, group: tuple[dict[str, str], ...]) -> list[str]:
-    """The swept constants whose values in the group are all their values: BOOLEANs, and
-    numbers standing for a reference model value (the translation pairs each with it)."""
-    return [g for g in _varying(group)
-            if g in plan.standing or group[0][g] in ("TRUE", "FALSE")]
+    """The swept constants whose values in the group are all their values: BOOLEANs, numbers
+    standing for a reference model value (the translation pairs each with it), and numbers
+    whose own ASSUME bounds them to a small set, every number of which was swept."""
+    return [g for g in _varying(group) if g in plan.standing or g in plan.enumerated
+            or group[0][g] in ("TRUE", "FALSE")]
 
 
 def _varying(group: tuple[dict[str, str], ...]) -> list[str]:
