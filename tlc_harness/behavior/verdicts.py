@@ -95,6 +95,7 @@ class Reason(enum.StrEnum):
     VALUE_BY_TRYING = "value_by_trying"
     VALUE_GUESSED = "value_guessed"
     OBSERVABLE_RECOMPUTED = "observable_recomputed"
+    WITNESS_NOT_REPLAYED = "witness_not_replayed"
     LIVENESS_UNCHECKED = "liveness_unchecked"
     REFERENCE_NO_BEHAVIOR = "reference_no_behavior"
     REFERENCE_RANDOM = "reference_random"
@@ -162,6 +163,8 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
     Reason.OBSERVABLE_RECOMPUTED: (_V.UNDECIDED, "an `ok` only with a variable of R computed "
                                    "from the output's others while its own of that name is "
                                    "unread"),
+    Reason.WITNESS_NOT_REPLAYED: (_V.UNDECIDED, "a failure whose witness TLC cannot follow on "
+                                  "the output alone"),
     Reason.LIVENESS_UNCHECKED: (_V.UNDECIDED, "an `ok` whose fairness or liveness no run could "
                                 "check (R's forward, or the output's in reverse)"),
     Reason.REFERENCE_NO_BEHAVIOR: (_V.NOT_COVERED, "a constant model"),

@@ -44,6 +44,7 @@ from tlc_harness.behavior.graph_engine.output_graph import (
 from tlc_harness.behavior.graphs import Exploration, StateGraph, default_cache, explore
 from tlc_harness.behavior.inference import Inferred, infer, plain_failure
 from tlc_harness.behavior.policy import Job, StepAside
+from tlc_harness.behavior.replay import replay
 from tlc_harness.behavior.reverse_liveness import check_reverse_liveness, temporal_output
 from tlc_harness.behavior.search import Candidate
 from tlc_harness.behavior.staging import (
@@ -88,7 +89,8 @@ RETRIES: dict[str, str] = {
                     "a forward failure decides",
 }
 #: the stages a grade times (`stage_seconds` in its details), in the order they run
-STAGES = ("reference_graph", "output_graph", "inference", "confirm", "reverse_liveness")
+STAGES = ("reference_graph", "output_graph", "inference", "replay", "confirm",
+          "reverse_liveness")
 #: TLC verdicts of the confirming run that mean the wrapper itself is wrong, not the output
 _WRAPPER_TROUBLE = frozenset({Verdict.PARSE_ERROR, Verdict.CONFIG_BIND_FAIL,
                               Verdict.EVAL_ERROR})
@@ -360,19 +362,46 @@ class GraphGrade:
         self.retried("bounded_sets")
         return self.under(staged, plan, values, const_map, ref_graph, bounds=bounds)
 
-    def under_bounds(self, bounds: Bounds, inferred: Inferred, out_graph: StateGraph,
-                     ref_graph: StateGraph) -> BehaviorResult:
+    def under_bounds(self, bounds: Bounds, inferred: Inferred, staged: Staged,
+                     model: OutputModel, out_graph: StateGraph, ref_graph: StateGraph
+                     ) -> BehaviorResult:
         """Under bounds only a forward failure that is a behavior of G decides: a step or
         state outside R (a deadlock may be the bound's, as may an `ok` or a reverse failure)."""
         witness = inferred.counterexample
         if inferred.verdict is BehaviorVerdict.FORWARD_FAIL and witness is not None and \
                 witness.out_path and not witness.stuck:
-            return self.result(inferred.verdict, f"{inferred.reason}, with {bounds.describe()}",
-                               Reason.GRAPH_FORWARD, trace=trace(inferred, out_graph, ref_graph),
-                               details={"trace_of": trace_of(inferred)})
+            failed = self.result(inferred.verdict, f"{inferred.reason}, with {bounds.describe()}",
+                                 Reason.GRAPH_FORWARD, trace=trace(inferred, out_graph, ref_graph),
+                                 details={"trace_of": trace_of(inferred)})
+            return self.replayed(failed, inferred, staged, model, out_graph)
         return self.result(BehaviorVerdict.UNDECIDED, f"with {bounds.describe()}, the graphs find "
                            f"{inferred.verdict} ({inferred.reason}), which the bound may cause",
                            Reason.INFINITE_SET)
+
+    def replayed(self, failed: BehaviorResult, inferred: Inferred, staged: Staged,
+                 model: OutputModel, out_graph: StateGraph) -> BehaviorResult:
+        """A forward failure with its witness replayed by TLC on the output alone, under the
+        same values (`witness_replayed` in the record: True, or None where TLC could not
+        tell); a witness TLC cannot follow is no behavior of the output: `undecided`."""
+        witness = inferred.counterexample
+        if witness is None or not witness.out_path or staged.out_init is None or \
+                staged.out_next is None:
+            return failed
+        with self.timed("replay"):
+            done = replay(self.job.harness, SpecSource(staged.out_main, staged.out_files),
+                          model.cfg, out_graph.variables,
+                          [out_graph.states[g] for g in witness.out_path], staged.out_init,
+                          staged.out_next, definitions=model.definitions,
+                          timeout=self.job.options.timeout)
+        self.runs += 1
+        details = {**failed.details, "witness_replayed": done.replayed, "replay": done.detail,
+                   "stage_seconds": dict(self.timings)}
+        if done.replayed is False:
+            return replace(failed, verdict=BehaviorVerdict.UNDECIDED,
+                           code=Reason.WITNESS_NOT_REPLAYED, details=details,
+                           reason=f"the graphs' witness of a forward failure is no behavior of "
+                           f"the output ({done.detail}): {failed.reason}", tlc_runs=self.runs)
+        return replace(failed, details=details, tlc_runs=self.runs)
 
     def reverse_liveness(self, staged: Staged, values: CfgValues, cand: Candidate,
                          image: list[int]) -> dict[str, str] | BehaviorResult:
@@ -534,7 +563,7 @@ class GraphGrade:
                                        f"{inferred.verdict} under another mapping than the "
                                        f"cut's: {inferred.reason}", Reason.CONSTRAINT_CUT)
         if bounds is not None:
-            return self.under_bounds(bounds, inferred, out_graph, ref_graph)
+            return self.under_bounds(bounds, inferred, staged, model, out_graph, ref_graph)
         failed = None
         if inferred.verdict != BehaviorVerdict.OK:
             failed = self.result(inferred.verdict, inferred.reason,
@@ -542,7 +571,8 @@ class GraphGrade:
                                  trace=trace(inferred, out_graph, ref_graph),
                                  details={"trace_of": trace_of(inferred)})
             if inferred.verdict != BehaviorVerdict.REVERSE_FAIL or not inferred.variables:
-                return failed
+                return self.replayed(failed, inferred, staged, model, out_graph) if whole \
+                    else failed
         cand = Candidate(inferred.variables, const_map, tuple(inferred.definitions),
                          labels=False, model_values=tuple(inferred.model_values))
         mapping = cand.to_json()
