@@ -14,7 +14,7 @@ from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.graph_engine.constant_maps import finite_numbers, plan_constants
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.options import BehaviorOptions
-from tlc_harness.behavior.search import assignments, named_alike
+from tlc_harness.behavior.search import assignments, constant_roles, named_alike, used_alike
 from tlc_harness.behavior.soundness import classify
 from tlc_harness.behavior.staging import Reference, constant_values, stage_output
 from tlc_harness.behavior.verdicts import (
@@ -475,3 +475,38 @@ def test_the_numbers_of_the_literal_sets_an_assume_names() -> None:
     assert finite_numbers(["0..5", "{5, 7}"]) == ("5",)          # the sets' common numbers
     assert finite_numbers(["Nat"]) is None and finite_numbers(["1..100"]) is None
     assert finite_numbers(["{}"]) is None
+
+
+# ------------------------------------------------------------- constants paired by their uses
+def test_roles_of_constants_by_their_uses() -> None:
+    files = {"M.tla": "CONSTANTS N, Max, Step, Procs, Flag, Null\n"
+                      "Node == 0..N-1\nNext == x < Max /\\ x' = x + Step /\\ p \\in Procs\n"
+                      "Other == IF Flag THEN y = Null ELSE TRUE  \\* Null < 3 said in a comment\n"}
+    roles = constant_roles(files, ["N", "Max", "Step", "Procs", "Flag", "Null"])
+    assert roles == {"N": "range", "Max": "bound", "Step": "operand", "Procs": "set"}
+
+
+def test_constants_of_one_role_on_each_side_are_used_alike() -> None:
+    out_roles, ref_roles = {"Limit": "bound", "Inc": "operand"}, {"Max": "bound", "Step": "operand"}
+    ints = {"Limit": "int", "Inc": "int", "Max": "int", "Step": "int"}
+    found = used_alike(["Inc", "Limit"], ["Max", "Step"], out_roles, ref_roles, ints, ints)
+    assert found == {("Limit", "Max"), ("Inc", "Step")}
+    # two of one role on a side: the uses do not say which is which
+    two = used_alike(["Inc", "Limit"], ["Max", "Step"], out_roles,
+                     {"Max": "bound", "Step": "bound"}, ints, ints)
+    assert two == set()
+
+
+def test_an_output_whose_constants_are_paired_by_their_uses_is_decided(
+        harness: Harness) -> None:
+    # the names say nothing and the positions mislead; the uses pair Limit with Max (a bound)
+    # and Inc with Step (an operand)
+    out = _OUT.replace("CONSTANTS Max, Step", "CONSTANTS Inc, Limit").replace(
+        "x + Step <= Max /\\ x' = x + Step", "x + Inc <= Limit /\\ x' = x + Inc")
+    graded = _grade(harness, out)
+    assert graded.verdict is V.OK and graded.soundness is S.JUSTIFIED, graded.reason
+    assert graded.details["constants"]["Limit"]["from"] == "Max"
+    assert graded.details["constants"]["Limit"].get("used_alike") is True
+    # a failure under that pairing is justified, not ambiguous
+    wrong = _grade(harness, out.replace("x = 0", "x = 1"))
+    assert wrong.verdict is V.FORWARD_FAIL and wrong.soundness is S.JUSTIFIED, wrong.reason

@@ -31,6 +31,8 @@ class SpecShape:
     types: Mapping[str, str] = field(default_factory=dict)  # rough value type per name
     #: constants used only as symbols (see `symbol_constants`)
     symbols: frozenset[str] = frozenset()
+    #: each constant's first role by its uses (see `constant_roles`)
+    roles: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,7 @@ def spec_shape(files: Mapping[str, str], main: str,
     types = infer_types(files, variables, constants, constant_values)
     symbols = symbol_constants(files, [c for c in constants if types.get(c) in ("any", "atom")])
     return SpecShape(main, tuple(variables), tuple(constants), frozenset(definitions), types,
-                     symbols)
+                     symbols, constant_roles(files, constants))
 
 
 def value_type(expr: str) -> str:
@@ -139,6 +141,48 @@ _INT_USE = (r"\.\.\s*{c}\b", r"\b{c}\s*\.\.", r"\b{c}\s*\\in\s*(?:Nat|Int)\b",
             r"(?:[+*%]|(?<!-)-)\s*{c}\b",
             r"(?<![-<])[<>]=?\s*{c}\b", r"=<\s*{c}\b", r"\b{c}\s*(=<|>=|<(?![-<])|>(?!>))")
 # (`->`, `|->`, `<-`, `<<` and `>>` are not comparisons)
+
+
+#: how a constant is used, by role, first role first: the end of a range (`1..N`, a number of
+#: things), an operand of arithmetic (`x + Step`), a bound compared with (`x < Max`; after
+#: operands, since `x + Step <= Max` compares the sum), a set (`\in Procs`)
+_ROLES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("range", (r"\.\.\s*\(?\s*{c}", r"(?<![\w!]){c}\s*(?:[-+]\s*\d+\s*)?\)?\s*\.\.")),
+    ("operand", (r"(?<![\w!]){c}\s*(?:[+*%]|-(?![->])|\\div\b)",
+                 r"(?:[+*%]|(?<![-<])-|\\div)\s*{c}")),
+    ("bound", (r"(?<![-<=])[<>]=?\s*{c}", r"=<\s*{c}",
+               r"(?<![\w!]){c}\s*(?:=<|>=|<(?![-<])|>(?!>))")),
+    ("set", _SET_USE),
+)
+
+
+def constant_roles(files: Mapping[str, str], constants: Sequence[str]) -> dict[str, str]:
+    """Each constant's first role among `_ROLES` by its uses in the modules (comments
+    aside); a constant with none of them has no entry."""
+    text = _code(files)
+    found = {}
+    for name in constants:
+        c = re.escape(name) + r"\b(?!\s*[\[(!])"  # applied or indexed says nothing
+        for role, patterns in _ROLES:
+            if any(re.search(p.format(c=c), text) for p in patterns):
+                found[name] = role
+                break
+    return found
+
+
+def used_alike(sources: Sequence[str], targets: Sequence[str], src_roles: Mapping[str, str],
+               tgt_roles: Mapping[str, str], src_types: Mapping[str, str],
+               tgt_types: Mapping[str, str]) -> set[tuple[str, str]]:
+    """Pairs (source, target) of different names, of one role and compatible types, where
+    neither has another counterpart of that role and type on the other side, and neither
+    name is on both sides: the output's `Procs` in `1..Procs` is the reference's `N` in
+    `1..N` when no other number of either spec ends a range."""
+    pairs = {(s, t) for s in sources for t in targets
+             if s != t and s not in targets and t not in sources
+             and src_roles.get(s) is not None and src_roles.get(s) == tgt_roles.get(t)
+             and _fits(src_types.get(s, "any"), tgt_types.get(t, "any"))}
+    return {(s, t) for s, t in pairs
+            if sum(a == s for a, _ in pairs) == 1 and sum(b == t for _, b in pairs) == 1}
 
 
 def _constant_type(text: str, name: str) -> str:
@@ -297,13 +341,17 @@ def _fits(a: str, b: str) -> bool:
 
 def assignments(sources: tuple[str, ...], targets: tuple[str, ...],
                  src_types: Mapping[str, str], tgt_types: Mapping[str, str], *,
-                 by_meaning: bool = False) -> list[dict[str, str]]:
+                 by_meaning: bool = False,
+                 roles: tuple[Mapping[str, str], Mapping[str, str]] | None = None
+                 ) -> list[dict[str, str]]:
     """Injective, type-compatible maps sources -> targets; identical names first, then the
     same declaration positions, then name similarity. `by_meaning` (constants): pairs whose
-    names say they are the same thing (`named_alike`) come right after identical names,
-    before positions (an output's `InitPrimers` is the reference's `PRIMER` wherever each is
-    declared)."""
+    names say they are the same thing (`named_alike`), or whose uses do (`used_alike`, with
+    the two sides' `roles`), come right after identical names, before positions (an
+    output's `InitPrimers` is the reference's `PRIMER` wherever each is declared)."""
     alike = named_alike(sources, targets) if by_meaning else set()
+    if by_meaning and roles is not None:
+        alike |= used_alike(sources, targets, roles[0], roles[1], src_types, tgt_types)
     options = []
     for perm in itertools.islice(itertools.permutations(targets, len(sources)), 50_000):
         if not all(s == t or _fits(src_types.get(s, "any"), tgt_types.get(t, "any"))
@@ -344,7 +392,18 @@ def named_alike(sources: Sequence[str], targets: Sequence[str]) -> set[tuple[str
 def constant_maps(ref: SpecShape, out: SpecShape) -> list[dict[str, str]]:
     """Output constants -> reference constants, likeliest first (the output may hard-code
     some of R's constants): every pairing of constants the grammar has."""
-    return assignments(out.constants, ref.constants, out.types, ref.types, by_meaning=True)
+    return assignments(out.constants, ref.constants, out.types, ref.types, by_meaning=True,
+                       roles=(out.roles, ref.roles))
+
+
+def paired_by_meaning(ref: SpecShape, out: SpecShape, targets: Sequence[str] | None = None
+                      ) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """The (output constant, reference constant) pairs whose names say they are the same
+    thing, and those whose uses do (`named_alike`, `used_alike`), among `targets` (default:
+    every reference constant)."""
+    to = tuple(ref.constants if targets is None else targets)
+    return (named_alike(out.constants, to),
+            used_alike(out.constants, to, out.roles, ref.roles, out.types, ref.types))
 
 
 def candidate_mappings(ref: SpecShape, out: SpecShape, *, limit: int = DEFAULT_LIMIT,

@@ -8,8 +8,9 @@ pairings of the output's constants with the reference's exist, were graded and f
 - an `ok` is `justified` when every value is justified (a guessed one makes it `undecided`);
 - a failure with no constants to pair and the output's own run failing is `mapping_free`;
 - a failure under a guessed value is `no_mapping` (`constant_unjustified`);
-- a failure under a pairing of constants that is neither by name (the same names, or names
-  one of which holds the other: `search.named_alike`) nor the only one, while another
+- a failure under a pairing of constants that is neither by name (the same names, names one
+  of which holds the other: `search.named_alike`, or the same role by use:
+  `search.used_alike`) nor the only one, while another
   pairing did not fail, is `no_mapping` (`pairing_ambiguous`);
 - otherwise an output with too few states, initial states or steps, or with behaviors that
   all stop changing sooner than one of the reference's, to cover the reference's behaviors
@@ -72,9 +73,11 @@ def classify(result: BehaviorResult) -> BehaviorResult:
 
 
 def by_name(constants: dict[str, dict[str, Any]]) -> bool:
-    """Whether every output constant paired with a reference constant has its name, or a name
-    that says it is that constant (`search.named_alike`: `InitPrimers` for `PRIMER`)."""
-    return all(c["from"] == name or c.get("named_alike") for name, c in constants.items()
+    """Whether every output constant paired with a reference constant has its name, a name
+    that says it is that constant (`search.named_alike`: `InitPrimers` for `PRIMER`), or
+    uses that do (`search.used_alike`: `Procs` in `1..Procs` for `N` in `1..N`)."""
+    return all(c["from"] == name or c.get("named_alike") or c.get("used_alike")
+               for name, c in constants.items()
                if c["source"] == ValueSource.REFERENCE_CONSTANT)
 
 

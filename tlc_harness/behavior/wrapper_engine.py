@@ -21,7 +21,7 @@ from tlc_harness.behavior.search import (
     Candidate,
     candidate_mappings,
     constant_maps,
-    named_alike,
+    paired_by_meaning,
     shape_mismatch,
 )
 from tlc_harness.behavior.staging import (
@@ -68,7 +68,7 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
                               code=Reason.SHAPE_MISMATCH)
     const_maps = constant_maps(st.ref_shape, st.out_shape)
     pairings = len(const_maps) or 1
-    alike = named_alike(st.out_shape.constants, st.ref_shape.constants)
+    alike = paired_by_meaning(st.ref_shape, st.out_shape)
     attempts: list[Attempt] = []
     runs = 0
     first_trace: tuple[TraceState, ...] = ()
@@ -201,7 +201,8 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
 
 
 def _constant_facts(mapping: dict[str, Any] | None, attempts: list[Attempt], values: CfgValues,
-                    pairings: int, alike: set[tuple[str, str]], *, passed: bool = False
+                    pairings: int, alike: tuple[set[tuple[str, str]], set[tuple[str, str]]],
+                    *, passed: bool = False
                     ) -> dict[str, Any]:
     """The verdict's constants (each the cfg value of the reference constant it is paired
     with) and the pairings of constants: how many exist, how many were tried, and for a
@@ -210,7 +211,8 @@ def _constant_facts(mapping: dict[str, Any] | None, attempts: list[Attempt], val
     tried = len({tuple(sorted(a.mapping.get("constants", {}).items())) for a in attempts})
     return {"constants": {g: {"value": values.literals.get(r, r).strip(), "from": r,
                               "source": ValueSource.REFERENCE_CONSTANT.value,
-                              **({"named_alike": True} if (g, r) in alike else {})}
+                              **({"named_alike": True} if (g, r) in alike[0] else {}),
+                              **({"used_alike": True} if (g, r) in alike[1] else {})}
                           for g, r in pairs.items()},
             "pairings": {"total": pairings, "graded": tried,
                          **({} if passed else {"failed": tried})}}

@@ -23,7 +23,7 @@ from tlc_harness.behavior.graph_engine.constant_values import (
     operator_functions,
     unused_constants,
 )
-from tlc_harness.behavior.search import assignments, named_alike, value_type
+from tlc_harness.behavior.search import assignments, named_alike, used_alike, value_type
 from tlc_harness.behavior.staging import CfgValues, Reference, Staged
 from tlc_harness.behavior.verdicts import ValueSource
 from tlc_harness.source.formulas import assumed_equalities, assumed_memberships
@@ -69,8 +69,10 @@ class ConstantPlan:
     assumed: frozenset[str] = frozenset()
     #: free numbers whose own ASSUME bounds them to a small set, every number of it swept
     enumerated: frozenset[str] = frozenset()
-    #: (output constant, reference constant) pairs whose names say they are the same thing
+    #: (output constant, reference constant) pairs whose names say they are the same thing,
+    #: and those whose uses do (`search.used_alike`)
     alike: frozenset[tuple[str, str]] = frozenset()
+    used_alike: frozenset[tuple[str, str]] = frozenset()
     #: how many pairings of the output's constants with the reference's values exist (the
     #: plan keeps the likeliest `MAX_CONSTANT_MAPS` as `groups`)
     pairings: int = 1
@@ -116,6 +118,8 @@ class ConstantPlan:
                         "source": source.value}
             if source is ValueSource.REFERENCE_CONSTANT and (g, r) in self.alike:
                 found[g]["named_alike"] = True
+            if source is ValueSource.REFERENCE_CONSTANT and (g, r) in self.used_alike:
+                found[g]["used_alike"] = True
         return found
 
     def guessed(self, const_map: Mapping[str, str]) -> list[str]:
@@ -185,7 +189,8 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
                and c not in staged.ref_shape.definitions and c not in ref_consts}
     paired = tuple(c for c in out_consts if c not in unused and c not in booleans
                    and c not in assumed and c not in symbols)
-    maps = assignments(paired, usable, out_types, types, by_meaning=True)
+    roles = (staged.out_shape.roles, staged.ref_shape.roles)
+    maps = assignments(paired, usable, out_types, types, by_meaning=True, roles=roles)
     targets = usable
     own_names: set[str] = set()
     typed_values: dict[str, str] = {}
@@ -207,13 +212,15 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
         literals.update(fixed)
         types.update({name: value_type(body) for name, body in fixed.items()})
         targets = usable + tuple(fixed)
-        maps = assignments(paired, targets, out_types, types, by_meaning=True)
+        maps = assignments(paired, targets, out_types, types, by_meaning=True, roles=roles)
     if not maps and any(out_types.get(c) == "int" for c in paired):
         literals.update({n: n for n in GUESSED_NUMBERS})
         types.update({n: "int" for n in GUESSED_NUMBERS})
         maps = assignments(paired, targets + GUESSED_NUMBERS, out_types, types, by_meaning=True)
     facts = partial(ConstantPlan, ref_constants=frozenset(usable), assumed=frozenset(assumed),
                     alike=frozenset(named_alike(out_consts, usable)),
+                    used_alike=frozenset(used_alike(out_consts, usable, *roles, out_types,
+                                                    dict(staged.ref_shape.types))),
                     own_name_definitions=frozenset(own_names), typed_values=typed_values,
                     out_types=out_types, symbols=frozenset(symbols))
     if not maps:
