@@ -212,7 +212,8 @@ _SOURCES = {
     _S.UNUSED: "no module uses it: any value will do",
     _S.BOOLEAN_ROLE: "the value of a reference BOOLEAN constant it stands for",
     _S.EVERY_VALUE: "every admissible value was graded, with one verdict (a BOOLEAN; a "
-                    "number standing for a reference model value)",
+                    "number standing for a reference model value; a number the output's "
+                    "ASSUME bounds to a small set)",
     _S.VALUES_TRIED: "a few numbers were graded, with one verdict: not every admissible value",
     _S.GUESSED: "a value the reference does not fix",
 }
