@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from tlc_harness.tools.runner import Harness, HarnessSettings
@@ -19,6 +20,12 @@ def add_tool_options(parser: argparse.ArgumentParser, *, backend: str = "auto") 
                        help=f"reuse JVM workers (pool) or start a JVM per run (fresh); "
                        f"default {backend}")
     group.add_argument("--heap", default="2g", help="JVM heap cap (default 2g)")
+
+
+def cache_from(args: argparse.Namespace) -> Path | None:
+    """The global `--cache` root (None: the default root)."""
+    value = getattr(args, "cache", None)
+    return Path(value).expanduser().absolute() if value else None
 
 
 def toolchain_from(args: argparse.Namespace) -> Toolchain:
@@ -40,5 +47,5 @@ def print_json(data: Any) -> None:
     sys.stdout.write("\n")
 
 
-__all__ = ["ToolchainError", "add_tool_options", "fail", "harness_from", "print_json",
+__all__ = ["ToolchainError", "add_tool_options", "cache_from", "fail", "harness_from", "print_json",
            "toolchain_from"]

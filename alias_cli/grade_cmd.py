@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from alias_cli.common import ToolchainError, add_tool_options, fail, harness_from, print_json
+from alias_cli.common import (
+    ToolchainError,
+    add_tool_options,
+    cache_from,
+    fail,
+    harness_from,
+    print_json,
+)
 from alias_cli.task_args import add_task_source, resolve_task
 from alias_fixtures.grading.grade import CaseGrades, Grade, ReferenceCoverage, grade_output, reference_of
 from alias_fixtures.tasks.task import TaskError
@@ -70,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
                 return fail(f"the {args.condition} variant of {task.id} is not verified: "
                             f"{check.reason}")
             options = BehaviorOptions(engine=args.engine, limit=args.mappings,
-                                      budget=args.graph_budget, timeout=args.timeout)
+                                      budget=args.graph_budget, timeout=args.timeout,
+                                      cache=cache_from(args))
             grades = grade_output(harness, variant, reply,
                                   coverage=ReferenceCoverage(harness, options), behavior=options,
                                   timeout=args.timeout)

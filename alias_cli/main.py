@@ -26,7 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "experiment": ("alias_cli.experiment_cmd",
                    "the exposure experiment: split, train A and B, generate, grade, likelihood, "
                    "report"),
+    "cache": ("alias_cli.cache_cmd", "show or clear the per-task cache"),
 }
+#: options before the subcommand that take a value (skipped when looking for the subcommand)
+GLOBAL_VALUES = ("--cache",)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -36,6 +39,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="alias-bench",
         description="ALIAS: run SANY/TLC, rename TLA+ tasks, grade model outputs.",
     )
+    parser.add_argument("--cache", metavar="DIR", default=None,
+                        help="root of the per-task cache: explored reference graphs and the "
+                        "references' self-checks, shared by processes and runs (default: "
+                        "$XDG_CACHE_HOME/alias, else ~/.cache/alias)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
         if command is None or command == name:
@@ -47,7 +54,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def command_of(argv: Sequence[str]) -> str:
     """The subcommand named on the command line ("" when there is none)."""
-    return next((a for a in argv if not a.startswith("-")), "")
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in GLOBAL_VALUES:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return ""
 
 
 def main(argv: Sequence[str] | None = None) -> int:

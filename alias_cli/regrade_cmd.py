@@ -163,12 +163,15 @@ class Plan:
     mappings: int
     maps: str
     style: str
+    cache: Path | None = None  # the per-task cache root (None: the default); never recorded
 
     @classmethod
     def of(cls, header: dict[str, Any], *, tasks: str | None = None,
            timeout: float | None = None, engine: str | None = None, budget: int | None = None,
-           mappings: int | None = None, maps: str | None = None) -> Plan:
-        """The header's settings; each keyword not None overrides one."""
+           mappings: int | None = None, maps: str | None = None,
+           cache: Path | None = None) -> Plan:
+        """The header's settings; each keyword not None overrides one (`cache`: the cache
+        root, which no header holds)."""
         from tlc_harness.behavior.options import DEFAULT_BUDGET, DEFAULT_LIMIT
 
         def pick(given: Any, key: str, default: Any) -> Any:
@@ -182,13 +185,13 @@ class Plan:
                    budget=int(pick(budget, "graph_budget", DEFAULT_BUDGET)),
                    mappings=int(pick(mappings, "mapping_limit", DEFAULT_LIMIT)),
                    maps=str(pick(maps, "maps", "") or ""),
-                   style=str(header.get("style") or "declarative_claude"))
+                   style=str(header.get("style") or "declarative_claude"), cache=cache)
 
     def behavior(self) -> BehaviorOptions:
         from tlc_harness.behavior.options import BehaviorOptions
 
         return BehaviorOptions(engine=self.engine, limit=self.mappings, budget=self.budget,
-                               timeout=self.timeout)
+                               timeout=self.timeout, cache=self.cache)
 
     def load_tasks(self) -> list[Task]:
         from alias_fixtures.tasks.loaders import load_tasks
@@ -198,7 +201,9 @@ class Plan:
                                                                             style=self.style)
 
     def json(self) -> dict[str, Any]:
-        return dict(self.__dict__, grades=list(self.grades))
+        data = dict(self.__dict__, grades=list(self.grades))
+        del data["cache"]  # where results are cached never changes them
+        return data
 
 
 @dataclass
@@ -324,7 +329,7 @@ def _fresh(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from alias_cli.common import ToolchainError, harness_from
+    from alias_cli.common import ToolchainError, cache_from, harness_from
     from alias_fixtures.grading.executors import ExecutorError, require_ray
     from alias_fixtures.tasks.task import TaskError
 
@@ -336,7 +341,7 @@ def run(args: argparse.Namespace) -> int:
         target = _out_file(args)
         plan = Plan.of(run_input.header, tasks=args.tasks, timeout=args.timeout,
                        engine=args.engine, budget=args.graph_budget, mappings=args.mappings,
-                       maps=args.maps)
+                       maps=args.maps, cache=cache_from(args))
         harness = harness_from(args, tlc_timeout=plan.timeout)
     except (RegradeError, ExecutorError, ToolchainError, OSError, ValueError) as exc:
         return fail(str(exc))

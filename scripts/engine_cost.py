@@ -23,7 +23,7 @@ wrapper engine and why).
 
 Timing is fair to the graph engine only with a warm reference-graph cache: before any timing,
 each reference (and each demo variant's reference) is graded against itself once by the graph
-engine into a fresh cache folder, then each cache entry is checked (a hit costs no TLC run).
+engine into a fresh cache root, then each graph cache entry is checked (a hit costs no TLC run).
 The time spent making controls (verifying renamed copies, screening mutants) and checking the
 references' coverage is not counted: only the behavior grades are timed.
 Writes a Markdown report to --out and one JSON row per case x engine beside it (.json).
@@ -54,7 +54,7 @@ from alias_fixtures.tasks.loaders import load_examples, select_models
 from alias_fixtures.tasks.task import Task, TaskError, builtin_tasks
 from alias_fixtures.tasks.variants import Variant, make_variant
 from tlc_harness.behavior.engine import grade_behavior
-from tlc_harness.behavior.graphs import explore
+from tlc_harness.behavior.graphs import explore, graph_cache
 from tlc_harness.behavior.options import ENGINES, BehaviorOptions
 from tlc_harness.behavior.staging import Reference
 from tlc_harness.behavior.verdicts import DECIDED, FAILURES, BehaviorResult
@@ -241,7 +241,7 @@ def warm_cache(harness: Harness, refs: dict[str, Reference], options: BehaviorOp
         behaving += 1
         found = explore(harness, SpecSource(ref.main, dict(ref.files)), ref.cfg,
                         tlc_args=ref.tlc_args, budget=options.budget, timeout=options.timeout,
-                        cache=options.cache)
+                        cache=graph_cache(options.cache))
         if found.tlc_runs == 0:
             hits += 1
         else:

@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 from alias_fixtures.grading.feedback import LEVELS, feedback_for, parse_levels
 from alias_fixtures.grading.grade import CaseGrades, Grade
 
-REFERENCE_SECRET = "AliasReferenceOnlyText"  # what a behavior grade may mention
+REFERENCE_ONLY = "AliasReferenceOnlyText"  # what a behavior grade may mention
 
 
 def _grades(parse: Grade, name: Grade | None = None) -> CaseGrades:
-    behavior = Grade("forward_fail", False, 0.0, f"under x <- {REFERENCE_SECRET}",
-                     {"mapping": {"variables": {"x": REFERENCE_SECRET}}})
+    behavior = Grade("forward_fail", False, 0.0, f"under x <- {REFERENCE_ONLY}",
+                     {"mapping": {"variables": {"x": REFERENCE_ONLY}}})
     return CaseGrades(parse, name or Grade("not_run", False), behavior, "Out")
 
 
@@ -79,6 +79,6 @@ def test_no_hidden_name_and_nothing_of_the_behavior_grade_ever_reaches_the_model
     hidden = [h for h in hidden if not any(h in s or s in h for s in stated)]
     details: dict[str, Any] = {"missing_names": [*stated, *hidden], "missing_hidden": hidden}
     told = feedback_for(_grades(OK, Grade(verdict, False, 0.0, "x", details)), levels)
-    assert REFERENCE_SECRET not in told.text
+    assert REFERENCE_ONLY not in told.text
     assert not any(h in told.text for h in hidden)
     assert set(told.levels) <= set(levels)

@@ -40,7 +40,8 @@ def records(out: Path) -> list[dict[str, object]]:
 
 def run(pytester: pytest.Pytester, tasks: Path, *args: str) -> pytest.RunResult:
     return pytester.runpytest("-p", "no:cacheprovider", "--alias-tasks", str(tasks),
-                              "--alias-out", str(pytester.path / "out"), *args)
+                              "--alias-out", str(pytester.path / "out"),
+                              "--alias-cache", str(pytester.path / "cache"), *args)
 
 
 def test_reference_run_with_xdist_writes_one_line_per_case(pytester: pytest.Pytester,
@@ -63,6 +64,9 @@ def test_reference_run_with_xdist_writes_one_line_per_case(pytester: pytest.Pyte
         assert case["run_id"] == rows[0]["run_id"]
     assert rows[0]["stand_in"] == stand_in("reference")
     result.stdout.fnmatch_lines(["*ALIAS summary*", "*original*100.0%*"])
+    # each variant's reference checked once, by one of the two workers, into --alias-cache
+    assert len(list((pytester.path / "cache" / "references").glob("*.json"))) == 4
+    assert list((pytester.path / "cache" / "graphs").glob("*.pickle"))
 
 
 def test_resume_skips_recorded_cases(pytester: pytest.Pytester, tasks: Path) -> None:
@@ -118,7 +122,8 @@ def test_demo_model_shows_the_grading_artefact(pytester: pytest.Pytester, tasks:
     # in a subprocess: in-process inner runs sharing one worker interfered here (see notes)
     result = pytester.runpytest_subprocess(
         "-p", "no:cacheprovider", "--alias-tasks", str(tasks), "--alias-out",
-        str(pytester.path / "out"), "--alias-model", "demo", "-n", "2")
+        str(pytester.path / "out"), "--alias-cache", str(pytester.path / "cache"),
+        "--alias-model", "demo", "-n", "2")
     assert result.ret == 0
     cases = [r for r in records(pytester.path / "out") if r["kind"] == "case"]
     assert len(cases) == 20

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from alias_fixtures.grading.extract import extract_module, forbidden_imports
+from alias_fixtures.grading.reference_cache import ReferenceStore
 from alias_fixtures.tasks.consistency import unwritten_names
 from alias_fixtures.tasks.descriptions import hidden_names
 from alias_fixtures.tasks.variants import Variant
@@ -71,11 +72,15 @@ class CaseGrades:
 
 
 class ReferenceCoverage:
-    """Whether each variant's reference passes the behavior grade against itself (cached)."""
+    """Whether each variant's reference passes the behavior grade against itself: kept in
+    memory, and on disk under the options' cache root (`reference_cache`) unless `on_disk`
+    is false."""
 
-    def __init__(self, harness: Harness, options: BehaviorOptions | None = None) -> None:
+    def __init__(self, harness: Harness, options: BehaviorOptions | None = None, *,
+                 on_disk: bool = True) -> None:
         self.harness = harness
         self.options = options or BehaviorOptions()
+        self.store = ReferenceStore(self.options.cache) if on_disk else None
         self._seen: dict[tuple[str, str, str], BehaviorResult] = {}
 
     def check(self, variant: Variant) -> BehaviorResult:
@@ -90,10 +95,14 @@ class ReferenceCoverage:
                 code=Reason.REFERENCE_MISMATCH, engine=self.options.engine)
         key = (variant.task_id, variant.condition, str(sorted(variant.rename_map.items())))
         if key not in self._seen:
-            ref = reference_of(variant)
-            self._seen[key] = grade_behavior(self.harness, ref, dict(variant.modules),
-                                             variant.main_module, self.options)
+            self._seen[key] = (self.store.check(self.harness, variant, self.options,
+                                                lambda: self._grade(variant))
+                               if self.store is not None else self._grade(variant))
         return self._seen[key]
+
+    def _grade(self, variant: Variant) -> BehaviorResult:
+        return grade_behavior(self.harness, reference_of(variant), dict(variant.modules),
+                              variant.main_module, self.options)
 
 
 def reference_of(variant: Variant) -> Reference:

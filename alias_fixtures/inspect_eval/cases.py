@@ -39,7 +39,7 @@ MODEL_PLACEHOLDER = "inspect"
 """The model of the session that builds the dataset (the real one is known when scoring)."""
 DEFAULT_OUT = "alias-results/inspect"
 _TUPLES = ("conditions", "grades")
-_PATHS = ("out", "maps")
+_PATHS = ("out", "maps", "cache")
 
 
 def default_params() -> dict[str, str]:

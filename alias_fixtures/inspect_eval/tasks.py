@@ -89,7 +89,7 @@ def tla_cir(tasks: str | None = None, only: str | list[str] | None = None,
             grades: str | list[str] | None = None, primary: str | None = None,
             behavior_engine: str | None = None, graph_budget: int | None = None,
             mappings: int | None = None, timeout: float | None = None,
-            out: str | None = None) -> Task:
+            out: str | None = None, cache: str | None = None) -> Task:
     """ALIAS: write a TLA+ module from a description, graded by parse, name and behavior.
 
     Args:
@@ -109,11 +109,13 @@ def tla_cir(tasks: str | None = None, only: str | list[str] | None = None,
         mappings: most mappings the wrapper engine tries (default 60).
         timeout: TLC time limit per run in seconds (default 300).
         out: folder for the variant cache and saved outputs (default alias-results/inspect).
+        cache: root of the per-task cache shared by processes and runs (default
+            $XDG_CACHE_HOME/alias, else ~/.cache/alias).
     """
     settings = _params(tasks=tasks, conditions=conditions, samples=samples, seed=seed,
                        maps=maps, style=style, grades=grades, primary=primary,
                        behavior_engine=behavior_engine, graph_budget=graph_budget,
-                       mappings=mappings, timeout=timeout, out=out)
+                       mappings=mappings, timeout=timeout, out=out, cache=cache)
     chosen = _names(only)
     run = _run(settings, chosen)
     variants, excluded = run.samples()

@@ -33,6 +33,9 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("graph-budget", "50000", "most distinct states a state graph may have for the graphs "
      "engine"),
     ("timeout", "300", "TLC time limit per run, seconds"),
+    ("cache", "", "root of the per-task cache shared by processes and runs (explored "
+     "reference graphs, the references' self-checks); empty: $XDG_CACHE_HOME/alias, else "
+     "~/.cache/alias"),
     ("executor", "local", "where outputs are graded: local (this process), ray (a private "
      "Ray on this machine, or the cluster of RAY_ADDRESS), ray:ADDRESS (an existing Ray "
      "cluster: auto, HOST:PORT or ray://HOST:10001); needs the `ray` extra"),
@@ -78,6 +81,7 @@ class Settings:
     behavior_engine: str
     graph_budget: int
     timeout: float
+    cache: str
     executor: str
     style: str
     exposure_half: str
@@ -92,7 +96,9 @@ class Settings:
 
     def behavior_options(self) -> BehaviorOptions:
         return BehaviorOptions(engine=self.behavior_engine, limit=self.mappings,
-                               budget=self.graph_budget, timeout=self.timeout)
+                               budget=self.graph_budget, timeout=self.timeout,
+                               cache=Path(self.cache).expanduser().absolute()
+                               if self.cache else None)
 
 
 def _get(config: pytest.Config, name: str) -> str:
@@ -121,7 +127,8 @@ def read_settings(config: pytest.Config) -> Settings:
             max_tokens=int(_get(config, "max-tokens")), mappings=int(_get(config, "mappings")),
             behavior_engine=_get(config, "behavior-engine"),
             graph_budget=int(_get(config, "graph-budget")),
-            timeout=float(_get(config, "timeout")), executor=_get(config, "executor").strip(),
+            timeout=float(_get(config, "timeout")), cache=_get(config, "cache").strip(),
+            executor=_get(config, "executor").strip(),
             style=_get(config, "style"),
             exposure_half=_get(config, "exposure-half").upper(),
             resume=bool(config.getoption("alias_resume") or config.getini("alias_resume")),

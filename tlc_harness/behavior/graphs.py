@@ -9,9 +9,9 @@ constraint `TLCGet("distinct") < budget` in a small wrapper module), so an unbou
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-import os
 import pickle
 import re
 from collections import deque
@@ -22,6 +22,7 @@ from pathlib import Path
 from tlc_harness.behavior.options import DEFAULT_BUDGET
 from tlc_harness.behavior.values import Value, ValueSyntaxError, parse_value
 from tlc_harness.source.cfg import ModelConfig, format_cfg
+from tlc_harness.tools.disk_cache import atomic_write, cache_root, key_lock
 from tlc_harness.tools.results import CheckResult, Verdict
 from tlc_harness.tools.runner import Harness
 from tlc_harness.tools.spec import SpecSource
@@ -212,17 +213,27 @@ def explore(harness: Harness, spec: SpecSource, cfg: ModelConfig, *,
     model = exploration_cfg(cfg, budget)
     args = [a for a in tlc_args if a != "-deadlock"]
     key = _key(harness, files, model, args, budget)
-    if cache is not None:
-        hit = _load(cache, key)
-        if hit is not None:  # answered without TLC
-            return replace(hit, seconds=0.0, tlc_runs=0)
-    result = harness.check(SpecSource(EXPLORE, files), model, tlc_args=args, timeout=timeout,
-                           compat=True, read_graph=lambda path: read_dot_safely(path, budget))
-    found = _exploration(result, budget)
-    if cache is not None and found.verdict in ("ok", "over_budget", "eval_error",
-                                               "parse_error", "config_bind_fail"):
-        _store(cache, key, found)
-    return found
+    if cache is None:
+        return _explored(harness, SpecSource(EXPLORE, files), model, args, budget, timeout)
+    hit = _load(cache, key)
+    if hit is None:
+        with key_lock(cache, key):  # another process exploring the same graph: wait, read
+            hit = _load(cache, key)
+            if hit is None:
+                found = _explored(harness, SpecSource(EXPLORE, files), model, args, budget,
+                                  timeout)
+                if found.verdict in ("ok", "over_budget", "eval_error", "parse_error",
+                                     "config_bind_fail"):
+                    _store(cache, key, found)
+                return found
+    return replace(hit, seconds=0.0, tlc_runs=0)  # answered without TLC
+
+
+def _explored(harness: Harness, spec: SpecSource, model: ModelConfig, args: list[str],
+              budget: int, timeout: float | None) -> Exploration:
+    result = harness.check(spec, model, tlc_args=args, timeout=timeout, compat=True,
+                           read_graph=lambda path: read_dot_safely(path, budget))
+    return _exploration(result, budget)
 
 
 def read_dot_safely(path: Path, budget: int | None = None) -> StateGraph | str | int:
@@ -268,19 +279,22 @@ def _load(cache: Path, key: str) -> Exploration | None:
     try:
         with path.open("rb") as handle:
             found = pickle.load(handle)  # noqa: S301 - our own cache, keyed by content
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
+            ValueError, TypeError, IndexError, KeyError):  # unreadable: missing
         return None
     return found if isinstance(found, Exploration) else None
 
 
 def _store(cache: Path, key: str, found: Exploration) -> None:
-    cache.mkdir(parents=True, exist_ok=True)
-    tmp = cache / f".{key}.{os.getpid()}.tmp"
-    with tmp.open("wb") as handle:
-        pickle.dump(replace(found, seconds=found.seconds), handle)
-    tmp.replace(cache / f"{key}.pickle")
+    with contextlib.suppress(OSError):  # a cache that cannot be written keeps nothing
+        atomic_write(cache / f"{key}.pickle", pickle.dumps(found))
+
+
+def graph_cache(root: Path | None = None) -> Path:
+    """The folder of explored reference graphs under the cache root (`disk_cache`)."""
+    return cache_root(root) / "graphs"
 
 
 def default_cache() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "alias-bench" / "graphs"
+    """The graph folder under the default cache root."""
+    return graph_cache()

@@ -17,8 +17,9 @@ class BehaviorOptions:
     (graphs, and wrappers where a graph is over budget or the graph engine cannot model the
     spec). `budget`: distinct states of the reference's graph; an output's may have 20 times
     the reference's, at most 4 times `budget`. `limit`: mappings the wrapper engine tries.
-    `timeout`: TLC limit per run. `cache`: folder of explored reference graphs (None: the
-    user cache folder)."""
+    `timeout`: TLC limit per run. `cache`: the root of the per-task cache, which holds the
+    explored reference graphs (`graphs/`) and the references' self-checks (`references/`);
+    None: the user cache root (`tlc_harness.tools.disk_cache`). It never changes a verdict."""
 
     engine: str = "auto"
     limit: int = DEFAULT_LIMIT

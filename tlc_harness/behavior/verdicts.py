@@ -9,6 +9,7 @@ Importing this module loads nothing else of the grader.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -287,3 +288,28 @@ class BehaviorResult:
                 "seconds": round(self.seconds, 3), "tlc_runs": self.tlc_runs,
                 "engine": self.engine, "attempts": [a.__dict__ for a in self.attempts],
                 "trace": [s.__dict__ for s in self.trace], **self.details}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> BehaviorResult:
+        """The result `to_json` wrote (`seconds` to the millisecond; every key but the
+        fields' own is a detail). Raises `KeyError`, `TypeError` or `ValueError` on a record
+        that is not one."""
+        if not isinstance(data, Mapping):
+            raise TypeError(f"a behavior result is a JSON object, not {type(data).__name__}")
+        mapping = data.get("mapping")
+        if mapping is not None and not isinstance(mapping, dict):
+            raise TypeError("a behavior result's mapping is a JSON object")
+        return cls(
+            BehaviorVerdict(data["verdict"]), mapping, str(data.get("reason", "")),
+            float(data.get("seconds", 0.0)),
+            attempts=tuple(Attempt(**a) for a in data.get("attempts") or ()),
+            trace=tuple(TraceState(**s) for s in data.get("trace") or ()),
+            tlc_runs=int(data.get("tlc_runs", 0)), engine=str(data.get("engine", "wrappers")),
+            details={k: v for k, v in data.items() if k not in _RESULT_KEYS},
+            code=Reason(data["reason_code"]) if data.get("reason_code") else None,
+            soundness=Soundness(data["soundness"]) if data.get("soundness") else None)
+
+
+#: the keys `BehaviorResult.to_json` writes for its own fields (the rest are its details)
+_RESULT_KEYS = frozenset({"verdict", "passed", "mapping", "reason", "reason_code", "soundness",
+                          "seconds", "tlc_runs", "engine", "attempts", "trace"})

@@ -41,7 +41,7 @@ from tlc_harness.behavior.graph_engine.output_graph import (
     output_budget,
     output_model,
 )
-from tlc_harness.behavior.graphs import Exploration, StateGraph, default_cache, explore
+from tlc_harness.behavior.graphs import Exploration, StateGraph, explore, graph_cache
 from tlc_harness.behavior.inference import Inferred, infer, plain_failure
 from tlc_harness.behavior.policy import Job, StepAside
 from tlc_harness.behavior.replay import replay
@@ -242,7 +242,7 @@ class GraphGrade:
                 cached: bool, definitions: tuple[str, ...] = (),
                 budget: int | None = None) -> Exploration:
         options = self.job.options
-        cache = (options.cache or default_cache()) if cached else None
+        cache = graph_cache(options.cache) if cached else None
         with self.timed("reference_graph" if cached else "output_graph"):
             found = explore(self.job.harness, spec, cfg, tlc_args=tlc_args,
                             budget=budget or options.budget, timeout=options.timeout,
