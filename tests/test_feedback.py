@@ -10,7 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from alias_fixtures.grading.feedback import LEVELS, feedback_for, parse_levels
-from alias_fixtures.grading.grade import CaseGrades, Grade
+from alias_fixtures.grading.grade import CaseGrades, Grade, grade_output
+from alias_fixtures.tasks.task import builtin_tasks
+from alias_fixtures.tasks.variants import make_variant
+from tlc_harness.tools.runner import Harness
 
 REFERENCE_ONLY = "AliasReferenceOnlyText"  # what a behavior grade may mention
 
@@ -82,3 +85,18 @@ def test_no_hidden_name_and_nothing_of_the_behavior_grade_ever_reaches_the_model
     assert REFERENCE_ONLY not in told.text
     assert not any(h in told.text for h in hidden)
     assert set(told.levels) <= set(levels)
+
+
+def test_an_invariant_the_output_violates_reaches_the_model_with_tlcs_trace(
+        harness: Harness) -> None:
+    task = next(t for t in builtin_tasks() if t.id == "hour_clock")
+    variant = make_variant(task, "original", seed="0")
+    main = variant.modules[f"{variant.main_module}.tla"]
+    # the clock runs past 12: TypeOK fails after a few ticks
+    wrong = main.replace("IF hr = 12 THEN 1 ELSE hr + 1", "hr + 1")
+    graded = grade_output(harness, variant, f"```tla\n{wrong}\n```\n", grades=("parse", "name"))
+    assert graded.name.verdict == "invariant_violated", graded.name.reason
+    assert graded.name.details["violated"] == "TypeOK"
+    told = feedback_for(graded, LEVELS)
+    assert told.levels == ("tlc",)
+    assert "TypeOK" in told.text and "/\\ hr = 13" in told.text

@@ -13,6 +13,7 @@ are staged under distinct module names. Task files are only read.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,8 @@ from tlc_harness.source.identifiers import analyze_module
 from tlc_harness.tools.results import Verdict
 from tlc_harness.tools.runner import Harness
 from tlc_harness.tools.spec import SpecSource
+
+NAME_TRACE = 20  # states of TLC's trace a name grade keeps (the last ones, where it breaks)
 
 
 @dataclass(frozen=True)
@@ -193,7 +196,8 @@ def _name_grade(harness: Harness, variant: Variant, spec: SpecSource,
                  reason, {"missing_names": missing, "tlc_missing": list(result.missing_names),
                           "missing_hidden": [m for m in missing if m in hidden],
                           "distinct_states": result.distinct_states,
-                          "vacuous": result.vacuous})
+                          "vacuous": result.vacuous, "violated": result.violated,
+                          "trace": [dataclasses.asdict(s) for s in result.trace[-NAME_TRACE:]]})
 
 
 def _behavior_grade(harness: Harness, variant: Variant, spec: SpecSource,
