@@ -1,0 +1,254 @@
+"""Grade the corpus's real outputs as a study's script would, cold and warm, and project a study.
+
+Run: `python scripts/study_scale.py [--corpus ../shared/corpus] [--passes cold,warm]
+[--jobs 2] [--timeout 60] [--only SPEC_ID ...] [--out scripts/results]`.
+
+Each output of `<corpus>/tla-bench-outputs/manifest.json` is graded in a Python process of its
+own (`study_scale.py one ...`), as a user's shell loop would: the process loads the task, builds
+and verifies its `original` variant (kept under `<cache root>/variants`), checks the reference
+against itself (`<root>/references`), explores graphs (`<root>/graphs`) and grades parse, name
+and behavior (engine `auto`, as `scripts/real_outputs.py` does). Pass `cold` starts from an
+empty cache root (a temporary folder, removed at the end); pass `warm` grades again on the root
+`cold` filled. `--jobs` processes run at once.
+
+`<out>/study_scale.json` and `<out>/study_scale.md` get, per pass: the wall time, the seconds
+per output (mean, median, max), the outputs over 150 s, the sum of each stage's seconds over
+the outputs (process start-up and loading, variant, reference check, parse, name, behavior, and
+the behavior grade's own stages), the slowest outputs, whether every verdict agrees with the
+other pass, and the projection of a 3,330-case study (111 tasks x 3 conditions x 10 samples)
+at the pass's seconds per output on `--jobs` processes here, and on 8 nodes of as many.
+Nothing is written into the corpus.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+STUDY_CASES = 111 * 3 * 10
+RAY_NODES = 8
+SLOW = 150.0  # seconds: the issue's bound on one output
+STAGES = ("startup", "variant", "reference_check", "parse", "name", "behavior")
+
+
+# ------------------------------------------------------------------------ one output, one process
+def grade_in_process(args: argparse.Namespace) -> dict[str, Any]:
+    """Grade one output in this process; the row with each stage's seconds."""
+    from real_outputs import read_outputs
+
+    from alias_fixtures.grading.grade import ReferenceCoverage, grade_output
+    from alias_fixtures.tasks.loaders import load_examples
+    from alias_fixtures.tasks.variants import VariantStore, build_variant
+    from tlc_harness.behavior.options import BehaviorOptions
+    from tlc_harness.tools.runner import Harness
+
+    loaded = time.monotonic()
+    outputs = {o.key: o for o in read_outputs(args.corpus)}
+    out = outputs[(args.spec, args.model)]
+    tasks = load_examples(args.corpus / "tlaplus-examples", passing_only=False)
+    task = next((t for t in tasks if (str(t.extra.get("spec_dir")), str(t.extra.get("cfg")))
+                 == (out.spec_dir, out.cfg)), None)
+    row: dict[str, Any] = {"spec_id": out.spec_id, "model": out.model,
+                           "stages": {"load": round(time.monotonic() - loaded, 3)}}
+    if task is None:
+        return {**row, "parse": "not_run", "name": "not_run", "behavior": "no_reference"}
+    root = Path(args.cache)
+    with Harness(tlc_timeout=args.timeout, pool_size=1) as harness:
+        t0 = time.monotonic()
+        store = VariantStore(root / "variants", jar_sha256=harness.toolchain.jar_sha256)
+        plain, check = build_variant(harness, task, "original", store=store)
+        row["stages"]["variant"] = round(time.monotonic() - t0, 3)
+        if plain is None or not check.verified:
+            return {**row, "parse": "not_run", "name": "not_run", "behavior": "no_reference"}
+        variant = replace(plain, description=out.description) if out.description else plain
+        options = BehaviorOptions(engine="auto", timeout=args.timeout, cache=root)
+        coverage = ReferenceCoverage(harness, options)
+        t0 = time.monotonic()
+        coverage.check(plain)
+        row["stages"]["reference_check"] = round(time.monotonic() - t0, 3)
+        graded = grade_output(harness, variant, out.path.read_text(encoding="utf-8"),
+                              coverage=coverage, behavior=options, timeout=args.timeout)
+    row.update(parse=graded.parse.verdict, name=graded.name.verdict,
+               behavior=graded.behavior.verdict,
+               behavior_code=graded.behavior.details.get("reason_code"))
+    row["stages"].update(parse=round(graded.parse.seconds, 3), name=round(graded.name.seconds, 3),
+                         behavior=round(graded.behavior.seconds, 3))
+    row["behavior_stages"] = graded.behavior.details.get("stage_seconds") or {}
+    return row
+
+
+def run_one(corpus: Path, spec: str, model: str, cache: Path, timeout: float) -> dict[str, Any]:
+    """One output graded by a fresh process of this script; its row with the process's wall."""
+    t0 = time.monotonic()
+    proc = subprocess.run(  # noqa: S603 - this very script, with arguments it chose
+        [sys.executable, str(Path(__file__).resolve()), "one", "--corpus", str(corpus),
+         "--spec", spec, "--model", model, "--cache", str(cache), "--timeout", str(timeout)],
+        capture_output=True, text=True, check=False, cwd=HERE.parent)
+    wall = time.monotonic() - t0
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        return {"spec_id": spec, "model": model, "wall": round(wall, 3), "parse": "error",
+                "name": "error", "behavior": "error", "stages": {},
+                "error": (proc.stderr or proc.stdout)[-500:]}
+    row: dict[str, Any] = json.loads(lines[-1])
+    row["wall"] = round(wall, 3)
+    accounted = sum(v for k, v in row["stages"].items() if k != "load")
+    row["stages"]["startup"] = round(max(0.0, wall - accounted), 3)  # interpreter, imports, JVM
+    return row
+
+
+# ---------------------------------------------------------------------------------- the passes
+def grade_pass(name: str, work: list[tuple[str, str]], corpus: Path, cache: Path, jobs: int,
+               timeout: float) -> dict[str, Any]:
+    started = time.monotonic()
+    rows: list[dict[str, Any]] = []
+
+    def one(item: tuple[str, str]) -> None:
+        row = run_one(corpus, item[0], item[1], cache, timeout)
+        rows.append(row)
+        print(f"[{name} {len(rows)}/{len(work)}] {row['spec_id']} {row['model']}: "
+              f"{row['behavior']} in {row['wall']:.1f} s", file=sys.stderr, flush=True)
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        list(pool.map(one, work))
+    return {"pass": name, "wall": round(time.monotonic() - started, 1), "jobs": jobs,
+            "rows": sorted(rows, key=lambda r: (r["spec_id"], r["model"]))}
+
+
+def summary(result: dict[str, Any]) -> dict[str, Any]:
+    rows = result["rows"]
+    walls = [r["wall"] for r in rows] or [0.0]
+    stages: Counter[str] = Counter()
+    inner: Counter[str] = Counter()
+    for r in rows:
+        stages.update({k: v for k, v in r["stages"].items() if k != "load"})
+        stages["startup"] += r["stages"].get("load", 0.0)  # loading the corpus: start-up too
+        inner.update(r.get("behavior_stages") or {})
+    per_case = result["wall"] * result["jobs"] / max(1, len(rows))  # core-seconds per output
+    return {"outputs": len(rows), "wall": result["wall"], "mean": statistics.mean(walls),
+            "median": statistics.median(walls), "max": max(walls),
+            "over_150": [f"{r['spec_id']} {r['model']} ({r['wall']:.0f} s)" for r in rows
+                         if r["wall"] > SLOW],
+            "stages": {k: round(stages[k], 1) for k in STAGES},
+            "behavior_stages": {k: round(v, 1) for k, v in inner.most_common()},
+            "slowest": [f"{r['spec_id']} {r['model']}: {r['wall']:.0f} s ({r['behavior']})"
+                        for r in sorted(rows, key=lambda r: -r["wall"])[:5]],
+            "projection_hours_here": round(STUDY_CASES * per_case / result["jobs"] / 3600, 2),
+            f"projection_minutes_{RAY_NODES}_nodes": round(
+                STUDY_CASES * per_case / (result["jobs"] * RAY_NODES) / 60, 1)}
+
+
+def agreement(passes: list[dict[str, Any]]) -> list[str]:
+    """Outputs whose verdicts differ between passes (the cache must never change one)."""
+    if len(passes) < 2:
+        return []
+    keyed = [{(r["spec_id"], r["model"]): (r["parse"], r["name"], r["behavior"])
+              for r in p["rows"]} for p in passes]
+    return [f"{k[0]} {k[1]}: {keyed[0][k]} vs {keyed[1].get(k)}" for k in keyed[0]
+            if keyed[0][k] != keyed[1].get(k)]
+
+
+def render(meta: dict[str, Any], passes: list[dict[str, Any]]) -> str:
+    lines = ["# A study's scale: the corpus outputs graded one process each, cold and warm", "",
+             f"`{meta['command']}` on {meta['date']}, commit {meta['commit']}, "
+             f"{meta['jobs']} processes at once, TLC limit {meta['timeout']:g} s.", "",
+             "| pass | outputs | wall | mean s/output | median | max | over 150 s | "
+             f"3,330 cases here (h) | on {RAY_NODES} nodes (min) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for p in passes:
+        s = p["summary"]
+        lines.append(f"| {p['pass']} | {s['outputs']} | {s['wall']:.0f} s | {s['mean']:.1f} | "
+                     f"{s['median']:.1f} | {s['max']:.0f} | {len(s['over_150'])} | "
+                     f"{s['projection_hours_here']} | "
+                     f"{s[f'projection_minutes_{RAY_NODES}_nodes']} |")
+    lines += ["", "Seconds per stage, summed over the outputs (`startup`: the interpreter, "
+              "imports, loading the corpus and the JVM):", "",
+              "| pass | " + " | ".join(STAGES) + " | behavior's own stages |",
+              "|---|" + "---|" * (len(STAGES) + 1)]
+    for p in passes:
+        s = p["summary"]
+        inner = ", ".join(f"{k} {v}" for k, v in s["behavior_stages"].items())
+        lines.append(f"| {p['pass']} | " + " | ".join(str(s["stages"][k]) for k in STAGES)
+                     + f" | {inner} |")
+    lines.append("")
+    for p in passes:
+        s = p["summary"]
+        lines.append(f"Slowest outputs, {p['pass']}: " + "; ".join(s["slowest"]) + ".")
+        if s["over_150"]:
+            lines.append(f"Over 150 s, {p['pass']}: " + ", ".join(s["over_150"]) + ".")
+    differ = meta["verdicts_differ"]
+    lines += ["", "Verdicts identical in every pass." if not differ else
+              "Verdicts that differ between passes: " + "; ".join(differ) + ".", ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="mode")
+    child = sub.add_parser("one", help="grade one output in this process (used by the passes)")
+    child.add_argument("--corpus", type=Path, required=True)
+    child.add_argument("--spec", required=True)
+    child.add_argument("--model", required=True)
+    child.add_argument("--cache", required=True)
+    child.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--corpus", type=Path, default=None,
+                    help="the shared corpus folder (default: ../shared/corpus beside the checkout)")
+    ap.add_argument("--passes", default="cold,warm", help="cold, warm or both (cold,warm)")
+    ap.add_argument("--jobs", type=int, default=2, help="outputs graded at once (2)")
+    ap.add_argument("--timeout", type=float, default=60.0, help="TLC limit per run (60 s)")
+    ap.add_argument("--only", action="append", default=[], metavar="SPEC_ID")
+    ap.add_argument("--out", type=Path, default=HERE / "results")
+    args = ap.parse_args()
+    sys.path.insert(0, str(HERE))
+    if args.mode == "one":
+        print(json.dumps(grade_in_process(args)))
+        return
+    from real_outputs import _commit, read_outputs
+
+    from alias_fixtures.tasks.loaders import shared_corpus
+
+    corpus = args.corpus or shared_corpus(HERE.parent)
+    if corpus is None or not (corpus / "tla-bench-outputs").is_dir():
+        ap.error(f"--corpus: no tla-bench-outputs under {corpus}")
+    passes = [p.strip() for p in args.passes.split(",") if p.strip()]
+    if not passes or any(p not in ("cold", "warm") for p in passes):
+        ap.error("--passes: cold, warm or cold,warm")
+    outputs = read_outputs(corpus)
+    if args.only:
+        outputs = [o for o in outputs if o.spec_id in args.only]
+    work = [o.key for o in outputs]
+    root = Path(tempfile.mkdtemp(prefix="alias-study-cache-"))
+    results = []
+    try:
+        for name in passes:
+            result = grade_pass(name, work, corpus, root, args.jobs, args.timeout)
+            result["summary"] = summary(result)
+            results.append(result)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    meta = {"command": "python scripts/study_scale.py " + " ".join(sys.argv[1:]),
+            "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "commit": _commit(),
+            "jobs": args.jobs, "timeout": args.timeout, "verdicts_differ": agreement(results)}
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "study_scale.json").write_text(json.dumps({"meta": meta, "passes": results},
+                                                          indent=1), encoding="utf-8")
+    (args.out / "study_scale.md").write_text(render(meta, results), encoding="utf-8")
+    print(f"wrote {args.out / 'study_scale.md'}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
