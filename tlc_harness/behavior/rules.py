@@ -27,6 +27,7 @@ from tlc_harness.behavior.values import (
     ModelValue,
     Value,
     atoms,
+    is_number,
     sort_key,
     to_tla,
     translate,
@@ -132,7 +133,7 @@ def _index_shift(graph: StateGraph, taken: set[str], mv_names: dict[Value, Value
     names, cols = graph.variables, [graph.column(v) for v in graph.variables]
     hit = []
     for col in cols:
-        numbers = {a for x in col for a in atoms(x) if isinstance(a, int) and not isinstance(a, Bool)}
+        numbers = {a for x in col for a in atoms(x) if is_number(a)}
         hit.append(bool(numbers) and numbers <= shift.keys())
     if any(h and len(set(col)) > MAX_TABLE for col, h in zip(cols, hit, strict=True)):
         return f"skipped: a shifted variable takes more than {MAX_TABLE} values"

@@ -26,6 +26,7 @@ from tlc_harness.behavior.values import (
     Value,
     atoms,
     is_field_name,
+    is_number,
     sort_key,
     to_tla,
     translate,
@@ -80,16 +81,12 @@ def _free(atom: Value) -> bool:
     return isinstance(atom, (str, ModelValue, Bool))
 
 
-def _is_int(atom: Value) -> bool:
-    return isinstance(atom, int) and not isinstance(atom, Bool)
-
-
 def _numbers_for_model_values(g_atoms: set[Value], r_atoms: set[Value]) -> tuple[bool, bool]:
     """Whether the output's integers may stand for the reference's model values, and whether
     the output's model values may stand for the reference's integers (the other side holds
     model values and no integer)."""
     def holds(side: set[Value]) -> tuple[bool, bool]:
-        return any(_is_int(a) for a in side), any(isinstance(a, ModelValue) for a in side)
+        return any(is_number(a) for a in side), any(isinstance(a, ModelValue) for a in side)
     (g_int, g_mv), (r_int, r_mv) = holds(g_atoms), holds(r_atoms)
     return g_int and r_mv and not r_int, r_int and g_mv and not g_int
 
@@ -101,19 +98,19 @@ def _split(g_atoms: set[Value], r_atoms: set[Value]) -> tuple[Table, list[Value]
         tied = _tied(atom, r_atoms)
         if tied is not None and tied not in forced.values():
             forced[atom] = tied
-        elif not _free(atom) and not (free_ints and _is_int(atom)):
+        elif not _free(atom) and not (free_ints and is_number(atom)):
             return None  # an integer with no counterpart
     rest_g = sorted((a for a in g_atoms if a not in forced), key=sort_key)
     taken = set(forced.values())
     rest_r = sorted((a for a in r_atoms if a not in taken
-                     and (_free(a) or (int_targets and _is_int(a)))), key=sort_key)
+                     and (_free(a) or (int_targets and is_number(a)))), key=sort_key)
     return forced, rest_g, rest_r
 
 
 def _kinds_fit(pairing: Table) -> bool:
     """An integer is paired only with a model value (never a string or a boolean)."""
-    return all(isinstance(r, ModelValue) if _is_int(g) else
-               not _is_int(r) or isinstance(g, ModelValue) for g, r in pairing.items())
+    return all(isinstance(r, ModelValue) if is_number(g) else
+               not is_number(r) or isinstance(g, ModelValue) for g, r in pairing.items())
 
 
 def _similarity(a: Value, b: Value) -> float:
@@ -167,8 +164,8 @@ def exact_tables(g_values: frozenset[Value], r_values: frozenset[Value],
     if len(g_atoms) != len(r_atoms):
         return
     yield from _tables(g_values, r_values, g_atoms, r_atoms, {}, hints)
-    g_ints = {a for a in g_atoms if _is_int(a)}
-    r_ints = {a for a in r_atoms if _is_int(a)}
+    g_ints = {a for a in g_atoms if is_number(a)}
+    r_ints = {a for a in r_atoms if is_number(a)}
     for shift in shifts:
         if g_ints and g_ints <= shift.keys() and {shift[a] for a in g_ints} == r_ints:
             yield from _tables(g_values, r_values, g_atoms - g_ints, r_atoms - r_ints,
@@ -201,7 +198,7 @@ def _tables(g_values: frozenset[Value], r_values: frozenset[Value], g_atoms: set
 
 def index_range(keys: frozenset[Value]) -> tuple[int, int] | None:
     """`(low, size)` when `keys` are at least two consecutive integers `low..low+size-1`."""
-    ints = sorted(k for k in keys if isinstance(k, int) and not isinstance(k, Bool))
+    ints = sorted(k for k in keys if is_number(k))
     if len(ints) < 2 or len(ints) != len(keys) or ints[-1] - ints[0] != len(ints) - 1:
         return None
     return ints[0], len(ints)
@@ -235,9 +232,9 @@ def loose_table(g_values: frozenset[Value], r_values: frozenset[Value]) -> Table
             forced[atom] = tied
     free_ints, int_targets = _numbers_for_model_values(g_atoms, r_atoms)
     rest_g = sorted((a for a in g_atoms if a not in forced
-                     and (_free(a) or (free_ints and _is_int(a)))), key=sort_key)
+                     and (_free(a) or (free_ints and is_number(a)))), key=sort_key)
     rest_r = sorted((a for a in r_atoms if a not in forced.values()
-                     and (_free(a) or (int_targets and _is_int(a)))), key=sort_key)
+                     and (_free(a) or (int_targets and is_number(a)))), key=sort_key)
     pairings = _pairings(rest_g, rest_r) if rest_g and rest_r else iter([{}])
     pairing = next((p for p in pairings if _kinds_fit(p)), {})
     return {k: v for k, v in {**forced, **pairing}.items() if k != v}

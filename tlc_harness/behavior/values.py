@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Union
+from typing import TypeGuard, Union
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +107,11 @@ def sort_key(value: Value) -> tuple[object, ...]:
 
 def is_atom(value: Value) -> bool:
     return not isinstance(value, (frozenset, Fn))
+
+
+def is_number(value: Value) -> TypeGuard[int]:
+    """An integer value (TLA+'s booleans are not numbers)."""
+    return isinstance(value, int) and not isinstance(value, Bool)
 
 
 class ValueSyntaxError(ValueError):

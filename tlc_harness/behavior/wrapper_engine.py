@@ -184,10 +184,11 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
                                   f"an evaluation error; the output's own run: {check_label(own)}",
                                   seconds, tuple(attempts), first_trace, runs,
                                   code=limit_reason(own.verdict))
-        if own.verdict is Verdict.EVAL_ERROR and st.infinite_sets():
+        sets = st.infinite_sets() if own.verdict is Verdict.EVAL_ERROR else None
+        if sets:
             return BehaviorResult(BehaviorVerdict.UNDECIDED, last,
                                   f"the output's own run stops at an evaluation error and its "
-                                  f"specification reads {', '.join(sorted(st.infinite_sets()))}, "
+                                  f"specification reads {', '.join(sorted(sets))}, "
                                   f"which TLC cannot enumerate", seconds, tuple(attempts),
                                   first_trace, runs, code=Reason.INFINITE_SET)
         return BehaviorResult(BehaviorVerdict.FORWARD_FAIL, last, f"the output's own run fails under the "

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tlc_harness.behavior.graphs import StateGraph
-from tlc_harness.behavior.values import Bool, atoms
+from tlc_harness.behavior.values import atoms, is_number
 
 BOUND_FLOOR = 3      # the least bound: numbers 0..3, sequences of up to 3 elements
 BOUND_CEILING = 12   # a larger bound makes graphs the budget cannot hold
@@ -58,7 +58,7 @@ def bounds_for(sets: Iterable[str], ref_graph: StateGraph, numbers: Iterable[str
     if not todo or any(s not in BOUNDABLE for s in todo):
         return None
     largest = max((abs(a) for s in ref_graph.states for v in s for a in atoms(v)
-                   if isinstance(a, int) and not isinstance(a, Bool)), default=0)
+                   if is_number(a)), default=0)
     given = [int(t) for t in numbers if t.strip().lstrip("-").isdigit()]
     bound = min(BOUND_CEILING, max(BOUND_FLOOR, largest, *map(abs, given)))
     texts = (BOUNDABLE[s].format(b=bound, s=min(bound, SEQ_CEILING)) for s in todo)

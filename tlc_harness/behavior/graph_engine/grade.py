@@ -345,11 +345,10 @@ class GraphGrade:
                        f"found by trying ({graded.reason})", **self.totals())
 
     def bounded(self, staged: Staged, plan: ConstantPlan, values: CfgValues,
-                const_map: dict[str, str], ref_graph: StateGraph, model: OutputModel
-                ) -> BehaviorResult | StepAside:
+                const_map: dict[str, str], ref_graph: StateGraph, model: OutputModel,
+                sets: frozenset[str]) -> BehaviorResult | StepAside:
         """The grade of an output whose run TLC stops while enumerating an infinite set: under
-        bounds for those sets, or undecided where they cannot be bounded."""
-        sets = staged.infinite_sets()
+        bounds for those `sets`, or undecided where they cannot be bounded."""
         bounds = None
         if not (self.job.ref.cfg.constraints or self.job.ref.cfg.action_constraints):
             carried = {name for name, _ in model.cfg.overrides}
@@ -497,8 +496,9 @@ class GraphGrade:
                                            f"({found.verdict}: {found.detail[:200]})",
                                            Reason.CONSTRAINT_CUT)
                 found = own
-            if found.verdict == Verdict.EVAL_ERROR.value and staged.infinite_sets():
-                return self.bounded(staged, plan, values, const_map, ref_graph, model)
+            sets = staged.infinite_sets() if found.verdict == Verdict.EVAL_ERROR.value else None
+            if sets:
+                return self.bounded(staged, plan, values, const_map, ref_graph, model, sets)
             why = ("the output has no initial state" if found.verdict == "vacuous" else
                    f"the output's own run fails under the reference's constants "
                    f"({found.verdict}: {found.detail[:200]})")
