@@ -1,5 +1,9 @@
-"""`alias-bench report RESULTS.jsonl [MORE.jsonl ...] [--probe FILE ...]`: rebuild the report
-from saved records and probe rows."""
+"""`alias-bench report RESULTS.jsonl [MORE.jsonl ...] [--probe FILE ...] [--prices FILE]`:
+rebuild the report from saved records and probe rows.
+
+The feedback track's cost is recomputed from each call's token counts with the shipped price
+table, with `--prices FILE` laid over it (`alias_fixtures.models.cost.Prices.load`); the table
+is handed to `reports` as plain lookups, so `reports` never imports `alias_fixtures`."""
 
 from __future__ import annotations
 
@@ -7,9 +11,10 @@ import argparse
 from pathlib import Path
 
 from alias_cli.common import fail
+from alias_fixtures.models.cost import PriceFileError, Prices
 from reports.exposure import EXPOSURE_SEED
 from reports.records import StatsError
-from reports.render import ExposurePair, write_report
+from reports.render import TURNS_FILE, ExposurePair, write_report
 from reports.results_file import INSPECT_SUFFIXES
 from reports.stats import BOOTSTRAP_SEED, N_BOOT
 
@@ -21,6 +26,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "marked as trained on halves A and B) Table 2 from saved records, without calling a "
         "model or TLC. Several results files (e.g. one run per model) are combined into one "
         "comparison. Probe files (--probe) add the memorization probes' tables (probes.md). "
+        "Records of the feedback track (--alias-turns) add turns.md: pass rate, renaming gap "
+        "and DiD by turn, and the cost, priced with --prices laid over the shipped table. "
         "Exit status: 0 written, 2 unreadable input or usage error.")
     p.add_argument("results", nargs="+", type=Path, metavar="RESULTS.jsonl",
                    help="results files written by benchmark runs, or inspect logs (.eval, "
@@ -41,6 +48,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    metavar="A=MODEL,B=MODEL[,label=NAME]",
                    help="the models trained on halves A and B (repeatable, one per pair); "
                    "overrides the runs' `exposure_half` header fields")
+    p.add_argument("--prices", type=Path, metavar="FILE",
+                   help="a TOML price table (the shape of the shipped prices.toml) laid over the "
+                   "shipped one, for the cost of the feedback track's turns")
     p.set_defaults(func=run)
 
 
@@ -67,21 +77,26 @@ def run(args: argparse.Namespace) -> int:
                        *((r, "probe file") for r in args.probe)]:
         if not path.is_file():
             return fail(f"{path}: {'not a file' if path.exists() else f'no such {what}'}")
+    try:
+        prices = Prices.load(args.prices)
+    except PriceFileError as exc:
+        return fail(f"--prices: {exc}")
     out: Path = args.out or (results[0].parent / "report" if len(results) == 1
                              else Path("alias-report"))
     try:
         results = [_results_file(path, out) for path in results]
         index = write_report(results, out, seed=args.seed, n_boot=args.n_boot,
                              split_seed=args.split_seed, exposure=args.exposure,
-                             probes=args.probe)
+                             probes=args.probe, prices=prices)
     except StatsError as exc:
         return fail(f"cannot read the results: {exc}")
     except (OSError, UnicodeDecodeError) as exc:
         return fail(f"cannot read or write: {exc}")
     print((out / "table1.md").read_text(encoding="utf-8").rstrip())
     print(f"\nreport: {index}")
-    print(f"tables: {out}/table1.md, differences.md, table2.md, splits.md, probes.md (and "
-          f".csv); statistics: {out / 'stats.json'}")
+    turns = f", {TURNS_FILE}" if (out / TURNS_FILE).is_file() else ""
+    print(f"tables: {out}/table1.md, differences.md, table2.md, splits.md, probes.md{turns} "
+          f"(and .csv); statistics: {out / 'stats.json'}")
     return 0
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from reports.results_file import ResultsWriter, read_lines
 from reports.schema import RECORD_PROPERTY
+from reports.turn_cost import PriceTable
 
 
 def record_of(report: pytest.TestReport) -> dict[str, Any] | None:
@@ -38,6 +39,7 @@ class ResultsPlugin:
     strict: bool
     report_dir: Path
     run_id: str = ""
+    prices: PriceTable | None = None  # the feedback track's cost; None: the stored cost_usd
     records: list[dict[str, Any]] = field(default_factory=list)
     written: set[str] = field(default_factory=set)
     model_failures: set[str] = field(default_factory=set)
@@ -81,14 +83,16 @@ class ResultsPlugin:
                           "the run itself is healthy (--alias-strict turns these into a "
                           "failing exit status)")
         try:
-            tr.write_line(f"report: {write_report(self.writer.path, self.report_dir)}")
+            tr.write_line(f"report: {write_report(self.writer.path, self.report_dir, self.prices)}")
         except Exception as exc:  # noqa: BLE001 - a report problem must not hide the results
             tr.write_line(f"report not written: {type(exc).__name__}: {exc}")
 
 
 def start_results(config: pytest.Config, path: Path, header: dict[str, Any], *, total: int,
-                  resume: bool, strict: bool, report_dir: Path) -> ResultsPlugin:
-    """Begin (or, resuming, continue) a results file and register the controller plugin."""
+                  resume: bool, strict: bool, report_dir: Path,
+                  prices: PriceTable | None = None) -> ResultsPlugin:
+    """Begin (or, resuming, continue) a results file and register the controller plugin;
+    ``prices`` (the run's price table) prices the report's feedback-track cost."""
     if path.exists() and path.stat().st_size and not resume:
         # a new run never overwrites: the earlier results are kept beside it
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(path.stat().st_mtime))
@@ -101,6 +105,7 @@ def start_results(config: pytest.Config, path: Path, header: dict[str, Any], *, 
     writer = ResultsWriter(path)
     header = {**header, "run_id": header.get("run_id") or uuid.uuid4().hex[:12]}
     writer.append(header)
-    plugin = ResultsPlugin(writer, total, strict, report_dir, run_id=header["run_id"])
+    plugin = ResultsPlugin(writer, total, strict, report_dir, run_id=header["run_id"],
+                           prices=prices)
     config.pluginmanager.register(plugin, "alias-results")
     return plugin

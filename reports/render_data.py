@@ -31,7 +31,7 @@ PROVENANCE_KEYS = (
     "model", "provider", "model_id", "git_commit", "git_dirty", "jar_sha256", "jar_version",
     "java_version", "prompt_template_sha256", "seeds", "params", "conditions", "samples",
     "grades", "tasks", "task_count", "tlc_timeout", "exposure_half", "exposure_group",
-    "started",
+    "turns", "feedback_levels", "prices", "started",
 )
 """Header fields copied into the report; ``started`` is the only volatile one."""
 TABLE1_TITLE = "Table 1 — pass rates (percent)"
@@ -114,6 +114,11 @@ class Report:
     def section(self, key: str) -> Section:
         """The section named ``key``."""
         return next(s for s in self.sections if s.key == key)
+
+    def find(self, key: str) -> Section | None:
+        """The section named ``key``, or None when the report has none (the feedback track's
+        sections exist only when some record has turns)."""
+        return next((s for s in self.sections if s.key == key), None)
 
     def to_json(self) -> dict[str, Any]:
         """``stats.json``: settings, provenance, summary and every section."""

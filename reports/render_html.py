@@ -15,6 +15,8 @@ from reports.records import condition_order
 from reports.render_data import Report, Section
 from reports.render_probes import PROBE_KEYS
 from reports.render_svg import condition_colors, decrease_plot, legend, pass_rate_plots
+from reports.render_turn_svg import turn_plots
+from reports.render_turns import TURN_KEYS, TURNS_TITLE
 from reports.schema import GRADES
 from reports.stand_ins import stand_in_note
 
@@ -86,8 +88,10 @@ def page(report: Report) -> str:
              f"conditions {', '.join(conditions) or 'none'}; {summary['cases']} case(s), "
              f"{summary['infra_errors']} infrastructure error(s). Bootstrap: {s.n_boot:,} "
              f"resamples of tasks, seed {s.seed}; exposure split seed {s.split_seed}.")
+    turns = [sec for k in TURN_KEYS if (sec := report.find(k)) is not None]
     links = [("provenance", "Provenance"), ("table1", "Table 1"), ("plots", "Plots"),
-             ("differences", "Decrease"), ("table2", "Table 2"), ("splits", "Splits"),
+             ("differences", "Decrease"), ("table2", "Table 2"),
+             *([("turns", "Turns")] if turns else []), ("splits", "Splits"),
              ("probes", "Probes"), ("tasks", "Tasks")]
     note = stand_in_note(summary["models"])
     body = [
@@ -102,6 +106,7 @@ def page(report: Report) -> str:
         _plots(report, conditions),
         section_html(report.section("differences")),
         section_html(report.section("table2")),
+        *([_turns(turns, conditions)] if turns else []),
         '<h2 id="splits">Splits</h2>',
         *(section_html(report.section(k), heading="h3")
           for k in ("hidden_split", "disagreements", "upper_bound", "infra", "pass_at_k")),
@@ -133,6 +138,19 @@ def _plots(report: Report, conditions: Sequence[str]) -> str:
         parts.append(decrease_plot(differences, conditions, report.settings.margin))
     else:
         parts.append('<p class="notes">No renaming decrease to plot (see below).</p>')
+    return "\n".join(parts)
+
+
+def _turns(sections: Sequence[Section], conditions: Sequence[str]) -> str:
+    """The feedback track: its plot (pass rate by turn) and its sections."""
+    parts = [f'<h2 id="turns">{_e(TURNS_TITLE)}</h2>']
+    rates = next((s.records for s in sections if s.key == "turn_rates"), ())
+    plots = turn_plots(rates, conditions)
+    if plots:
+        parts += ["<h3>Pass rate by turn, with 95% interval</h3>",
+                  f"<p>{legend(condition_colors(conditions))}</p>",
+                  '<div class="plots">' + "".join(plots) + "</div>"]
+    parts += [section_html(s, heading="h3") for s in sections]
     return "\n".join(parts)
 
 
@@ -192,8 +210,8 @@ def _grades(case: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def _passed(case: Mapping[str, Any], grade: str) -> bool:
     detail = _grades(case).get(grade)
-    return (case.get("infra_error") is None and isinstance(detail, Mapping)
-            and detail.get("passed") is True)
+    return (case.get("infra_error") is None and not case.get("cheats")
+            and isinstance(detail, Mapping) and detail.get("passed") is True)
 
 
 def _case_row(case: Mapping[str, Any]) -> str:
@@ -214,10 +232,38 @@ def _case_row(case: Mapping[str, Any]) -> str:
     if infra is not None:
         text = infra if isinstance(infra, str) else json.dumps(infra, sort_keys=True)
         info.append(f"infrastructure error: {_e(_clip(text, 400))}")
+    info += _cheats_and_turns(case)
     info += _failure_details(case)
     info += _constants(_grades(case).get("behavior"))
     row = "".join(c if c.startswith("<td") else f"<td>{c}</td>" for c in cells)
     return f"<tr>{row}<td>{'<br>'.join(info)}</td></tr>"
+
+
+def _cheats_and_turns(case: Mapping[str, Any]) -> list[str]:
+    """The cheat findings (the case then passes nothing) and, on the feedback track, how each
+    turn ended."""
+    out = []
+    cheats = case.get("cheats")
+    if isinstance(cheats, list) and cheats:
+        out.append("cheat (never a pass): " + _e(_clip("; ".join(
+            f"{c.get('rule')}: {c.get('detail', '')}" for c in cheats if isinstance(c, Mapping)),
+            300)))
+    turns = case.get("turns")
+    if isinstance(turns, list):
+        ends = []
+        for turn in turns:
+            if not isinstance(turn, Mapping):
+                continue
+            end = ("infrastructure error" if turn.get("infra_error") else "passed"
+                   if turn.get("passed") else str(turn.get("reason") or "failed"))
+            feedback = turn.get("feedback")
+            levels = feedback.get("levels") if isinstance(feedback, Mapping) else None
+            said = (f" → feedback {', '.join(map(str, levels)) or 'none'}"
+                    if isinstance(levels, list) else "")
+            ends.append(f"turn {turn.get('turn')}: {_clip(end, 160)}{said}")
+        out.append(f'<span class="muted">{len(turns)} of {_e(case.get("turns_max"))} turn(s): '
+                   f'{_e("; ".join(ends))}</span>')
+    return out
 
 
 def _constants(behavior: Any) -> list[str]:

@@ -41,8 +41,31 @@ class GradeRecord(TypedDict, total=False):
     constants: dict[str, dict[str, str]]  # behavior: each output constant's value and source
 
 
+class TurnRecord(TypedDict, total=False):
+    """One turn of a multi-turn case (the feedback track): its output, grades, cheat findings,
+    whether it passed, the feedback given after it, and its call's cost (None: unknown)."""
+
+    turn: int
+    generation: dict[str, Any]
+    output_sha256: str
+    output_path: str
+    grades: dict[str, GradeRecord]
+    module: str | None
+    similarity: dict[str, Any] | None
+    grader: dict[str, Any]
+    cheats: list[dict[str, Any]]
+    passed: bool
+    reason: str
+    feedback: dict[str, Any] | None
+    cost_usd: float | None
+    seconds: float
+    infra_error: str | None
+
+
 class CaseRecord(TypedDict, total=False):
-    """One graded case (task x condition x sample) of one model."""
+    """One graded case (task x condition x sample) of one model. A multi-turn case adds
+    ``turns_max``, ``feedback_levels``, ``cheats``, ``cost_usd`` and ``turns``; its own
+    output fields and grades are those of its last turn."""
 
     schema_version: int
     kind: Literal["case"]
@@ -66,6 +89,11 @@ class CaseRecord(TypedDict, total=False):
     regrade: dict[str, Any]
     traceback: str
     seconds: float
+    turns_max: int
+    feedback_levels: list[str]
+    cheats: list[dict[str, Any]]
+    cost_usd: float | None
+    turns: list[TurnRecord]
 
 
 class RunHeader(TypedDict, total=False):
@@ -84,6 +112,9 @@ class RunHeader(TypedDict, total=False):
     samples: int
     grades: list[str]
     primary: str
+    turns: int
+    feedback_levels: list[str]
+    prices: str
 
 
 class ProbeRow(TypedDict, total=False):

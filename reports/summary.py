@@ -8,6 +8,7 @@ from typing import Any
 
 from reports.schema import GRADES
 from reports.stand_ins import stand_in_note
+from reports.turn_cost import PriceTable
 
 
 def summary_lines(records: list[dict[str, Any]]) -> list[str]:
@@ -30,10 +31,41 @@ def summary_lines(records: list[dict[str, Any]]) -> list[str]:
         rows = by_cond[cond]
         cells = []
         for grade in GRADES:
-            passed = sum(1 for r in rows if not r.get("infra_error")
+            passed = sum(1 for r in rows if not r.get("infra_error") and not r.get("cheats")
                          and r.get("grades", {}).get(grade, {}).get("passed"))
             cells.append(f"{100 * passed / len(rows):9.1f}%")
         lines.append(f"{cond:<12}" + "".join(cells) + f"   {len(rows):>5}")
+    return lines + turn_lines(cases)
+
+
+def turn_lines(cases: list[dict[str, Any]]) -> list[str]:
+    """One line per feedback arm: pass share at turn 1 and at the last turn, and the cost
+    stored per turn (none when no record has turns)."""
+    from reports.records import StatsError
+    from reports.render_turns import arm_costs, feedback_label
+    from reports.turn_stats import pass_at_turns
+    from reports.turns import case_turns, has_turns, turn_frame
+
+    if not has_turns(cases):
+        return []
+    try:
+        turns = case_turns(cases)
+        shares = pass_at_turns(turn_frame(turns))
+    except StatsError as exc:
+        return [f"feedback turns: not summarized ({exc})"]
+    costs = {(c.model, c.feedback): c for c in arm_costs(turns)}
+    lines = []
+    for (model, feedback), by_grade in shares.items():
+        last = next(iter(by_grade.values()))[2]
+        if last < 2:
+            continue
+        rates = ", ".join(f"{g} {first:.1f}% -> {final:.1f}%"
+                          for g, (first, final, _) in by_grade.items())
+        cost = costs[(model, feedback)]
+        money = ("cost unknown" if cost.usd is None
+                 else f"cost ${cost.usd:.4f}{'' if cost.complete else ' (a lower bound)'}")
+        lines.append(f"feedback {feedback_label(feedback)} ({model}), turn 1 -> {last}: {rates}; "
+                     f"{money}")
     return lines
 
 
@@ -41,9 +73,11 @@ PROBES_FOLDER = "probes"
 """Probe files of a run: ``<out>/probes/<kind>.jsonl`` (benchmarks/test_probes.py)."""
 
 
-def write_report(results: Path, out_dir: Path) -> Path:
+def write_report(results: Path, out_dir: Path, prices: PriceTable | None = None) -> Path:
     """Write the report folder for a results file (tables, statistics, HTML page), with the
-    probe files beside it (``probes/*.jsonl``) when there are any."""
+    probe files beside it (``probes/*.jsonl``) when there are any; ``prices`` prices the
+    feedback track's calls (else the cost stored per turn is used)."""
     from reports.render import write_report as render
 
-    return render([results], out_dir, probes=sorted((results.parent / PROBES_FOLDER).glob("*.jsonl")))
+    return render([results], out_dir, probes=sorted((results.parent / PROBES_FOLDER).glob("*.jsonl")),
+                  prices=prices)

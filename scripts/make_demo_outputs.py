@@ -1,6 +1,6 @@
 """Generate the bundled demo outputs: fake model replies for every built-in task (DEMO DATA).
 
-Run: `python scripts/make_demo_outputs.py [--seed 0] [--no-grade]`. Writes
+Run: `python scripts/make_demo_outputs.py [--seed 0] [--no-grade] [--repairs-only]`. Writes
 `alias_fixtures/demo_outputs/outputs.jsonl` (one reply per task x condition x sample; see the
 README beside it), then grades every reply and writes the table to `scripts/results/demo_outputs.md`.
 
@@ -67,6 +67,27 @@ class Reply:
     condition: str
     sample: int
     archetype: str
+    note: str
+    text: str
+
+    def row(self, generator: str) -> dict[str, object]:
+        return {**asdict(self), "generator": generator}
+
+
+# archetype -> the feedback level whose finding lets the demo model repair it on turn 2
+REPAIRED_BY: dict[str, str] = {"no_parse": "parse", "no_module": "parse",
+                               "renamed_invariant": "names"}
+
+
+@dataclass(frozen=True)
+class Repair:
+    """A turn-2 reply: the slot's clean module, given only after feedback at level `needs`."""
+
+    task: str
+    condition: str
+    sample: int
+    turn: int
+    needs: str
     note: str
     text: str
 
@@ -324,6 +345,40 @@ def generate(harness: Harness, seed: int) -> list[Reply]:
     return replies
 
 
+def make_repairs(seed: int) -> list[Repair]:
+    """The turn-2 repairs: for each slot whose archetype feedback can fix, its clean module
+    (no TLC run: the clean module is the variant's reference as the demo writes it)."""
+    tasks = builtin_tasks()
+    plan = assign(tasks, seed)
+    repairs: list[Repair] = []
+    for task in tasks:
+        for cond in CONDITIONS:
+            variant = make_variant(task, cond, seed=RUN_SEED)
+            clean = demo_module(task, variant, task.modules)
+            for s in range(SAMPLES):
+                arch = plan[(task.id, s)]
+                if arch in REPAIRED_BY:
+                    fixed = wrap(clean, rng_for(seed, task.id, cond, s, "repair"), unicode=False)
+                    repairs.append(Repair(task.id, cond, s, 2, REPAIRED_BY[arch],
+                                          f"{arch} repaired after {REPAIRED_BY[arch]} feedback",
+                                          fixed))
+    return repairs
+
+
+def write_outputs(rows: list[Reply] | list[Repair], generator: str, mode: str = "w") -> None:
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    with (OUT_DIR / "outputs.jsonl").open(mode, encoding="utf-8", newline="\n") as fh:
+        for row in rows:
+            fh.write(json.dumps(row.row(generator), ensure_ascii=False) + "\n")
+
+
+def first_turns_only() -> None:
+    """Drop the repair rows from outputs.jsonl (before writing fresh ones)."""
+    path = OUT_DIR / "outputs.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(line for line in lines if '"turn": ' not in line), encoding="utf-8")
+
+
 # -------------------------------------------------------------------------------- grading
 def grade_all(harness: Harness, replies: list[Reply]) -> list[CaseGrades]:
     tasks = {t.id: t for t in builtin_tasks()}
@@ -394,15 +449,22 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-grade", action="store_true", help="write the outputs only")
+    ap.add_argument("--repairs-only", action="store_true",
+                    help="rewrite only the turn-2 repair rows (no TLC run; the first replies stay)")
     args = ap.parse_args()
     generator = f"scripts/make_demo_outputs.py seed {args.seed}"
+    if args.repairs_only:
+        first_turns_only()
+        repairs = make_repairs(args.seed)
+        write_outputs(repairs, generator, "a")
+        print(f"wrote {len(repairs)} turn-2 repairs to {OUT_DIR / 'outputs.jsonl'}")
+        return 0
     with Harness(pool_size=2) as harness:
         replies = generate(harness, args.seed)
-        OUT_DIR.mkdir(parents=True, exist_ok=True)
-        with (OUT_DIR / "outputs.jsonl").open("w", encoding="utf-8", newline="\n") as fh:
-            for r in replies:
-                fh.write(json.dumps(r.row(generator), ensure_ascii=False) + "\n")
-        print(f"wrote {len(replies)} replies to {OUT_DIR / 'outputs.jsonl'}")
+        repairs = make_repairs(args.seed)
+        write_outputs([*replies, *repairs], generator)
+        print(f"wrote {len(replies)} replies and {len(repairs)} turn-2 repairs to "
+              f"{OUT_DIR / 'outputs.jsonl'}")
         if args.no_grade:
             return 0
         grades = grade_all(harness, replies)

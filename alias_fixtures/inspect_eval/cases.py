@@ -6,6 +6,12 @@ harness, tasks and verified variants) and grades an inspect output with the sess
 the text inspect generated, so every record is exactly what the benchmark writes. Grading
 runs on a thread pool as wide as the harness's JVM pool. Runs are shared per settings
 (:func:`run_for`) and closed together (:func:`close_runs`).
+
+The feedback track (`turns` > 1): the inspect solver checks each turn's output with
+:meth:`InspectRun.check_turn` (the session's own grading call and the cheat rules), and the
+scorer hands every turn's output to the session's multi-turn ``run_case``; the session
+grades through :class:`RememberedGrades`, which answers an output the solver already graded
+from memory, so no turn is graded twice.
 """
 
 from __future__ import annotations
@@ -14,12 +20,15 @@ import atexit
 import hashlib
 import json
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from alias_fixtures.grading.executors import GradeJob, GradeResult, GradingExecutor
+from alias_fixtures.grading.feedback import parse_levels
+from alias_fixtures.grading.turns import TraceStates, TurnCheck, cheats_in
 from alias_fixtures.models.registry import (
     Generation,
     GenerationRequest,
@@ -71,6 +80,7 @@ def inspect_settings(params: Mapping[str, Any]) -> Settings:
             values[name] = value if isinstance(value, bool) else str(value).lower() in ("1", "true")
         else:
             values[name] = "" if value is None else str(value)
+    values["feedback"] = _levels(merged["feedback"])
     for name in _PATHS:
         if values[name]:
             values[name] = str(Path(values[name]).expanduser().resolve())
@@ -82,6 +92,12 @@ def inspect_settings(params: Mapping[str, Any]) -> Settings:
     return settings
 
 
+def _levels(value: Any) -> tuple[str, ...]:
+    """Feedback levels from `parse,tlc,names`, a list of them, or `none`."""
+    text = value if isinstance(value, str) else ",".join(str(v) for v in value)
+    return parse_levels(text)
+
+
 def _check(settings: Settings) -> None:
     bad = [c for c in settings.conditions if c not in CONDITIONS]
     if bad or not settings.conditions:
@@ -91,6 +107,8 @@ def _check(settings: Settings) -> None:
         raise ValueError("the meaningful condition needs maps=DIR (a folder of <task>.json)")
     if settings.samples < 1:
         raise ValueError("samples must be at least 1")
+    if settings.turns < 1:
+        raise ValueError("turns must be at least 1")
     unknown = [g for g in settings.grades if g not in GRADES]
     if unknown:
         raise ValueError(f"grades: unknown grade(s) {unknown}")
@@ -131,26 +149,71 @@ class VariantSample:
 
 
 class InspectOutputs:
-    """A model adapter that returns what inspect generated for each case (set before grading)."""
+    """A model adapter that returns what inspect generated for each case and turn (set before
+    grading)."""
 
     provider = "inspect"
 
     def __init__(self, model_id: str) -> None:
         self.model_id = model_id
-        self._pending: dict[tuple[str, str, int], Generation] = {}
+        self._pending: dict[tuple[str, str, int, int], Generation] = {}
         self._lock = threading.Lock()
 
-    def put(self, case: CaseSpec, generation: Generation) -> None:
+    def put(self, case: CaseSpec, generation: Generation, turn: int = 1) -> None:
         with self._lock:
-            self._pending[(case.task, case.condition, case.sample)] = generation
+            self._pending[(case.task, case.condition, case.sample, turn)] = generation
+
+    def drop(self, case: CaseSpec) -> None:
+        """Forget a case's outputs that grading did not ask for."""
+        with self._lock:
+            for key in [k for k in self._pending if k[:3] == (case.task, case.condition,
+                                                               case.sample)]:
+                del self._pending[key]
 
     def generate(self, request: GenerationRequest) -> Generation:
+        key = (request.task_id, request.condition, request.sample, request.turn)
         with self._lock:
-            found = self._pending.pop((request.task_id, request.condition, request.sample), None)
+            found = self._pending.pop(key, None)
         if found is None:
+            turn = f" turn {request.turn}" if request.turn > 1 else ""
             raise ModelError(f"no inspect output for {request.task_id}/{request.condition}/"
-                             f"s{request.sample}")
+                             f"s{request.sample}{turn}")
         return found
+
+
+class RememberedGrades:
+    """A grading executor that keeps the results of the jobs it is asked to `keep` (the
+    feedback solver's checks) and answers the same output of the same case from them."""
+
+    def __init__(self, inner: GradingExecutor) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self._kept: dict[tuple[str, str], GradeResult] = {}
+        self._lock = threading.Lock()
+
+    def keep(self, job: GradeJob) -> GradeResult:
+        """Grade a job (or recall it) and keep its result for the case's scoring."""
+        result = self.grade(job)
+        with self._lock:
+            self._kept[(job.case_id, job.reply)] = result
+        return result
+
+    def forget(self, case_id: str) -> None:
+        with self._lock:
+            for key in [k for k in self._kept if k[0] == case_id]:
+                del self._kept[key]
+
+    def grade(self, job: GradeJob) -> GradeResult:
+        with self._lock:
+            kept = self._kept.get((job.case_id, job.reply))
+        return kept if kept is not None else self.inner.grade(job)
+
+    def grade_all(self, jobs: Iterable[GradeJob]) -> Iterator[GradeResult]:
+        for job in jobs:
+            yield self.grade(job)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 @dataclass
@@ -158,10 +221,23 @@ class InspectSession(AliasSession):
     """The benchmark's session whose model is what inspect generated."""
 
     outputs: InspectOutputs = field(default_factory=lambda: InspectOutputs(MODEL_PLACEHOLDER))
+    _remembered: RememberedGrades | None = None
 
     @property
     def model(self) -> ModelAdapter:
         return self.outputs
+
+    @property
+    def executor(self) -> RememberedGrades:
+        """The session's executor, remembering the feedback solver's checks."""
+        inner = super().executor
+        if self._remembered is None or self._remembered.inner is not inner:
+            self._remembered = RememberedGrades(inner)
+        return self._remembered
+
+    def close(self) -> None:
+        super().close()
+        self._remembered = None
 
 
 class InspectRun:
@@ -252,6 +328,36 @@ class InspectRun:
         session = self._session_for(model)
         session.outputs.put(case, generation)
         return session.run_case(case)
+
+    def check_turn(self, case: CaseSpec, model: str, reply: str,
+                   shown: TraceStates = ()) -> TurnCheck | str:
+        """One turn of the feedback track judged as the benchmark judges it: the session's
+        grading call, then the cheat rules (given the trace states feedback showed before).
+        A string says why the turn could not be judged. Blocking: call it on the executor."""
+        session = self._session_for(model)
+        variant, verification = session.variant(case.task, case.condition)
+        if variant is None or not verification.verified:
+            return f"variant not verified: {verification.reason}"
+        settings = session.settings
+        result = session.executor.keep(GradeJob(
+            case.id, variant, reply, grades=settings.grades,
+            behavior=settings.behavior_options(), timeout=settings.timeout))
+        if result.grades is None:
+            return result.infra_error or "grading failed"
+        return TurnCheck(result.grades, cheats_in(variant, reply, shown), settings.primary)
+
+    def grade_turns(self, case: CaseSpec, model: str,
+                    generations: Sequence[Generation]) -> CaseOutcome:
+        """Grade a feedback-track case from its turns' outputs with the benchmark's run_case
+        (blocking: call it on the executor)."""
+        session = self._session_for(model)
+        for turn, generation in enumerate(generations, start=1):
+            session.outputs.put(case, generation, turn)
+        try:
+            return session.run_case(case)
+        finally:
+            session.outputs.drop(case)
+            session.executor.forget(case.id)
 
     def close(self) -> None:
         with self._lock:

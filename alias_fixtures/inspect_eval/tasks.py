@@ -8,6 +8,13 @@ where a grade does not apply: not requested, or behavior on a task it does not c
 whose metadata holds the full ALIAS case record, from which ``alias-bench report LOG.eval``
 rebuilds the benchmark's report. Importing this module stays light: the ALIAS machinery is
 imported when a task is built or scored.
+
+With `turns` > 1 (the feedback track) the solver is :func:`feedback_turns`: generate, check
+the output as the benchmark does (its grades, then the cheat rules), and while the turn fails
+and turns remain, append the checker's feedback as a user message and generate again. The
+score is the last turn's, its record the benchmark's multi-turn record, and
+``Score.metadata["turns"]`` lists every turn's grades, cheats, pass and feedback. With
+`turns` = 1 (the default) the solver is inspect's ``generate()`` and the score is unchanged.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.hooks import Hooks, RunEnd, hooks
 from inspect_ai.model import ChatMessageUser, GenerateConfig
 from inspect_ai.scorer import Score, Scorer, Target, accuracy, grouped, scorer, stderr
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from alias_fixtures.inspect_eval import reference_model as inspect_reference
 from alias_fixtures.inspect_eval.reference_model import VARIANT_KEY
@@ -38,6 +45,7 @@ from reports.inspect_log import (
 )
 
 if TYPE_CHECKING:
+    from alias_fixtures.grading.turns import TurnCheck
     from alias_fixtures.inspect_eval.cases import InspectRun
     from alias_fixtures.models.registry import Generation
     from alias_fixtures.plugin.session import CaseOutcome
@@ -45,10 +53,12 @@ if TYPE_CHECKING:
 ENTRY_POINT = "alias_bench"
 TASK_NAME = "tla_cir"
 _TRUNCATED = ("max_tokens", "model_length")
+TURNS_KEY = "alias_turns"
+"""Key of the sample store where the feedback solver keeps each turn (output and check)."""
 logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["alias_grades", "inspect_reference", "score_of", "tla_cir"]
+__all__ = ["alias_grades", "feedback_turns", "inspect_reference", "score_of", "tla_cir"]
 
 
 def _named_by_entry_point(func: F) -> F:
@@ -89,7 +99,8 @@ def tla_cir(tasks: str | None = None, only: str | list[str] | None = None,
             grades: str | list[str] | None = None, primary: str | None = None,
             behavior_engine: str | None = None, graph_budget: int | None = None,
             mappings: int | None = None, timeout: float | None = None,
-            out: str | None = None, cache: str | None = None) -> Task:
+            out: str | None = None, cache: str | None = None, turns: int | None = None,
+            feedback: str | list[str] | None = None) -> Task:
     """ALIAS: write a TLA+ module from a description, graded by parse, name and behavior.
 
     Args:
@@ -111,11 +122,15 @@ def tla_cir(tasks: str | None = None, only: str | list[str] | None = None,
         out: folder for the variant cache and saved outputs (default alias-results/inspect).
         cache: root of the per-task cache shared by processes and runs (default
             $XDG_CACHE_HOME/alias, else ~/.cache/alias).
+        turns: most outputs per case (default 1): after a failed turn the model gets the
+            checker's feedback and writes again (the feedback track).
+        feedback: feedback levels after a failed turn (default `parse,tlc,names`; `none`).
     """
     settings = _params(tasks=tasks, conditions=conditions, samples=samples, seed=seed,
                        maps=maps, style=style, grades=grades, primary=primary,
                        behavior_engine=behavior_engine, graph_budget=graph_budget,
-                       mappings=mappings, timeout=timeout, out=out, cache=cache)
+                       mappings=mappings, timeout=timeout, out=out, cache=cache, turns=turns,
+                       feedback=feedback)
     chosen = _names(only)
     run = _run(settings, chosen)
     variants, excluded = run.samples()
@@ -128,8 +143,10 @@ def tla_cir(tasks: str | None = None, only: str | list[str] | None = None,
                 "rename_map_sha256": v.rename_map_sha256}})])
         for v in variants], name=f"alias-{run.settings.tasks.rsplit('/', 1)[-1]}")
     resolved = run.settings
+    one_shot = resolved.turns == 1
     return Task(
-        dataset=dataset, solver=generate(), scorer=alias_grades(settings, chosen),
+        dataset=dataset, solver=generate() if one_shot else feedback_turns(settings, chosen),
+        scorer=alias_grades(settings, chosen),
         epochs=resolved.samples,
         config=GenerateConfig(temperature=resolved.temperature, top_p=resolved.top_p,
                               max_tokens=resolved.max_tokens),
@@ -155,11 +172,88 @@ def alias_grades(settings: Mapping[str, Any] | None = None,
         case = CaseSpec(str(state.metadata["task"]), str(state.metadata["condition"]),
                         state.epoch - 1)
         loop = asyncio.get_running_loop()
-        outcome = await loop.run_in_executor(run.executor, run.grade, case, str(state.model),
-                                             generation_of(state))
-        return score_of(outcome)
+        turns = state.store.get(TURNS_KEY)
+        if run.settings.turns == 1 or not turns:
+            outcome = await loop.run_in_executor(run.executor, run.grade, case,
+                                                 str(state.model), generation_of(state))
+            return score_of(outcome)
+        generations = [_generation(t["generation"]) for t in turns]
+        outcome = await loop.run_in_executor(run.executor, run.grade_turns, case,
+                                             str(state.model), generations)
+        scored = score_of(outcome)
+        scored.metadata = {**(scored.metadata or {}),
+                           "turns": [{k: v for k, v in t.items() if k != "generation"}
+                                     for t in turns]}
+        return scored
 
     return score
+
+
+@solver
+def feedback_turns(settings: Mapping[str, Any] | None = None,
+                   only: Sequence[str] | None = None) -> Solver:
+    """The feedback track: generate, check, and while the output fails and turns remain,
+    give the model the checker's feedback and generate again (see the module docstring)."""
+    given, chosen = dict(settings or {}), list(only or [])
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        from alias_fixtures.plugin.session import CaseSpec
+
+        run = _run(given, chosen)
+        case = CaseSpec(str(state.metadata["task"]), str(state.metadata["condition"]),
+                        state.epoch - 1)
+        loop = asyncio.get_running_loop()
+        entries: list[dict[str, Any]] = []
+        shown: tuple[Mapping[str, str], ...] = ()
+        for number in range(1, run.settings.turns + 1):
+            state = await generate(state)
+            generation = generation_of(state)
+            check = await loop.run_in_executor(run.executor, run.check_turn, case,
+                                               str(state.model), generation.text, shown)
+            entries.append(turn_entry(number, generation, check))
+            last = isinstance(check, str) or check.passed or number == run.settings.turns
+            if not isinstance(check, str) and not last and not state.completed:
+                shown += _give_feedback(state, check, run.settings.feedback, entries[-1])
+            state.store.set(TURNS_KEY, entries)
+            if last or state.completed:
+                break
+        return state
+
+    return solve
+
+
+def _give_feedback(state: TaskState, check: TurnCheck, levels: Sequence[str],
+                   entry: dict[str, Any]) -> tuple[Mapping[str, str], ...]:
+    """Append the feedback on a failed turn as a user message and note it in the turn's
+    entry; return the trace states it showed."""
+    from alias_fixtures.grading.turns import feedback_after, shown_trace
+    from alias_fixtures.plugin.session import feedback_message
+
+    said = feedback_after(check, levels)
+    entry["feedback"], entry["feedback_levels"] = said.text, list(said.levels)
+    state.messages.append(ChatMessageUser(content=feedback_message(said)))
+    return shown_trace(check, said)
+
+
+def turn_entry(number: int, generation: Generation, check: TurnCheck | str) -> dict[str, Any]:
+    """One turn as the solver keeps it: its output's facts, grades, cheats and pass."""
+    entry: dict[str, Any] = {"turn": number, "generation": asdict(generation),
+                             "grades": None, "cheats": [], "passed": False, "reason": "",
+                             "feedback": None, "feedback_levels": [], "infra_error": None}
+    if isinstance(check, str):
+        entry["infra_error"] = entry["reason"] = check
+        return entry
+    grades = check.grades.to_json()
+    entry["grades"] = {g: {"verdict": grades[g].get("verdict"), "passed": grades[g].get("passed"),
+                           "reason": grades[g].get("reason")} for g in GRADE_KEYS if g in grades}
+    entry.update(check.to_json())
+    return entry
+
+
+def _generation(data: Mapping[str, Any]) -> Generation:
+    from alias_fixtures.models.registry import Generation
+
+    return Generation(**data)
 
 
 def generation_of(state: TaskState) -> Generation:

@@ -18,7 +18,13 @@ import time
 from pathlib import Path
 from typing import Any, Self
 
-from alias_fixtures.models.registry import Generation, GenerationParams, GenerationRequest, ModelAdapter
+from alias_fixtures.models.registry import (
+    ChatMessage,
+    Generation,
+    GenerationParams,
+    GenerationRequest,
+    ModelAdapter,
+)
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT = 60.0
@@ -30,10 +36,15 @@ _SCHEMA = """CREATE TABLE IF NOT EXISTS generations (
 
 
 def generation_key(provider: str, model_id: str, prompt: str, system: str | None,
-                   params: GenerationParams, sample: int) -> str:
-    """The cache key: a sha256 hex digest of the fields that decide what a model returns."""
-    fields = {"provider": provider, "model": model_id, "prompt": prompt, "system": system,
-              "params": params.key(), "sample": sample, "schema": SCHEMA_VERSION}
+                   params: GenerationParams, sample: int,
+                   history: tuple[ChatMessage, ...] = ()) -> str:
+    """The cache key: a sha256 hex digest of the fields that decide what a model returns
+    (a first turn's key has no history field, so it is a one-shot run's key)."""
+    fields: dict[str, Any] = {"provider": provider, "model": model_id, "prompt": prompt,
+                              "system": system, "params": params.key(), "sample": sample,
+                              "schema": SCHEMA_VERSION}
+    if history:
+        fields["history"] = [[m.role, m.content] for m in history]
     blob = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -41,7 +52,7 @@ def generation_key(provider: str, model_id: str, prompt: str, system: str | None
 def request_key(adapter: ModelAdapter, request: GenerationRequest) -> str:
     """`generation_key` for one request to one adapter."""
     return generation_key(adapter.provider, adapter.model_id, request.prompt, request.system,
-                          request.params, request.sample)
+                          request.params, request.sample, request.history)
 
 
 class GenerationCache:

@@ -7,9 +7,12 @@ Options (`&`-separated): `device=auto|cpu|cuda[:N]`, `dtype=auto|float32|bfloat1
 study's limit for open models). Sampling follows the request's `GenerationParams`
 (temperature 0.7, top-p 0.95 by default; temperature 0 is greedy); the new-token limit is
 the smaller of `params.max_tokens` and `max_new_tokens`, and of what the model's positions
-leave after the prompt. Each request is seeded from (params.seed, task, condition, sample),
-so a rerun reproduces its outputs. The prompt is rendered in the chat format the fine-tuned
-copies learned (`alias_fixtures.models.chat`).
+leave after the prompt. Each request is seeded from (params.seed, task, condition, sample,
+and the turn after the first), so a rerun reproduces its outputs. The prompt is rendered in
+the chat format the fine-tuned copies learned (`alias_fixtures.models.chat`); a feedback
+turn's whole conversation (prompt, earlier replies, feedback) is rendered the same way, by
+the tokenizer's chat template where it has one (`conversation_text`). Token counts are the
+model's own: the rendered conversation's tokens in, the new tokens out.
 
 `finish_reason` is `stop` when the model ended its answer (an end-of-sequence token) and
 `length` when the token limit cut it, which also sets `truncated`, as the API adapters do.
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from alias_fixtures.models.chat import encode_prompt, prompt_text
+from alias_fixtures.models.chat import conversation_text, encode_prompt
 from alias_fixtures.models.registry import Generation, GenerationParams, GenerationRequest, ModelError
 
 DEFAULT_MAX_NEW_TOKENS = 1024
@@ -71,8 +74,11 @@ def parse_hf_spec(arg: str) -> HFSpec:
 
 
 def case_seed(params: GenerationParams, request: GenerationRequest) -> int:
-    """A 63-bit seed from the run seed and the case: reruns sample the same text."""
+    """A 63-bit seed from the run seed and the case (and the turn after the first): reruns
+    sample the same text."""
     key = f"{params.seed}|{request.task_id}|{request.condition}|{request.sample}"
+    if request.turn > 1:
+        key += f"|t{request.turn}"
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") >> 1
 
 
@@ -129,13 +135,20 @@ class HFModel:
             limit = min(limit, positions - prompt_tokens)
         return limit
 
+    def conversation(self, request: GenerationRequest) -> str:
+        """The text the model continues: the request's conversation in the chat format."""
+        turns = [m for m in request.messages() if m["role"] != "system"]
+        try:
+            return conversation_text(self.tokenizer, turns, request.system)
+        except ValueError as exc:
+            raise ModelError(f"hf:{self.model_id}: {exc}") from exc
+
     def generate(self, request: GenerationRequest) -> Generation:
         import torch
         from transformers import GenerationConfig
 
         params = request.params
-        text = prompt_text(self.tokenizer, request.prompt, request.system)
-        ids = encode_prompt(self.tokenizer, text)
+        ids = encode_prompt(self.tokenizer, self.conversation(request))
         limit = self.limit(params, len(ids))
         if limit < 1:
             raise ModelError(f"hf:{self.model_id}: the prompt ({len(ids)} tokens) leaves no "

@@ -10,6 +10,13 @@ from Sonnet 4.5 / Opus 4.1 on reject temperature together with top_p, and the ne
 either (use `?sampling=none`); anthropic>=1 no longer takes them as keywords, so they travel in
 `extra_body`. A non-default mode is part of `model_id`, hence of the generation-cache key.
 
+Each request sends the whole conversation (`GenerationRequest.messages()`): the prompt and, on a
+feedback turn, the replies and feedback since. Anthropic gets the system prompt apart and the
+rest as `messages` (a blank earlier reply, which it refuses, goes as `EMPTY_REPLY`); OpenAI
+gets them all as `messages`, the system prompt first. A first turn sends what a one-shot run
+sends. Token counts come from the response's `usage`; a server that omits it (some
+OpenAI-compatible ones) leaves them None, as these adapters hold no tokenizer.
+
 Retries are ours (the SDKs get `max_retries=0`): 408/409/429/5xx/529 and connection errors or
 timeouts back off exponentially with jitter, honouring `retry-after(-ms)`, up to `params.retries`;
 other errors raise `ModelError` at once. Each HTTP call holds a process-wide slot of its provider
@@ -43,6 +50,8 @@ RETRYABLE_STATUS = frozenset({408, 409, 429})
 DEFAULT_CONCURRENCY = 4
 _ANTHROPIC_TRUNCATED = frozenset({"max_tokens", "model_context_window_exceeded"})
 _INSTALL_HINT = "pip install 'alias-bench[models]'"
+EMPTY_REPLY = "(empty reply)"
+"""What Anthropic is sent for an earlier reply that was empty or blank (it refuses those)."""
 
 
 @dataclass(frozen=True)
@@ -280,8 +289,7 @@ class AnthropicModel(_ChatModel["anthropic.types.Message"]):
         if self._sends("top_p"):
             sampling["top_p"] = params.top_p
         return self._client.messages.create(
-            model=self.model, max_tokens=params.max_tokens,
-            messages=[{"role": "user", "content": request.prompt}],
+            model=self.model, max_tokens=params.max_tokens, messages=anthropic_messages(request),
             system=request.system if request.system is not None else omit,
             extra_body=sampling or None, timeout=params.timeout)
 
@@ -335,12 +343,8 @@ class OpenAIModel(_ChatModel["ChatCompletion"]):
         from openai import omit
 
         params = request.params
-        messages: list[ChatCompletionMessageParam] = []
-        if request.system is not None:
-            messages.append({"role": "system", "content": request.system})
-        messages.append({"role": "user", "content": request.prompt})
         return self._client.chat.completions.create(
-            model=self.model, messages=messages,
+            model=self.model, messages=openai_messages(request),
             temperature=params.temperature if self._sends("temperature") else omit,
             top_p=params.top_p if self._sends("top_p") else omit,
             seed=params.seed if params.seed is not None else omit,
@@ -357,5 +361,39 @@ class OpenAIModel(_ChatModel["ChatCompletion"]):
         return Generation(text=choice.message.content or "", model=completion.model or self.model,
                           finish_reason=choice.finish_reason,
                           truncated=choice.finish_reason == "length",
-                          input_tokens=usage.prompt_tokens if usage else None,
-                          output_tokens=usage.completion_tokens if usage else None)
+                          input_tokens=_count(usage, "prompt_tokens"),
+                          output_tokens=_count(usage, "completion_tokens"))
+
+
+def anthropic_messages(request: GenerationRequest) -> list[anthropic.types.MessageParam]:
+    """The Messages API's `messages`: the prompt, then the history (the system prompt goes apart).
+
+    The API refuses a blank assistant message, so an empty earlier reply is sent as
+    :data:`EMPTY_REPLY`."""
+    messages: list[anthropic.types.MessageParam] = []
+    for message in request.messages():
+        if message["role"] == "assistant":
+            text = message["content"]
+            messages.append({"role": "assistant", "content": text if text.strip() else EMPTY_REPLY})
+        elif message["role"] == "user":
+            messages.append({"role": "user", "content": message["content"]})
+    return messages
+
+
+def openai_messages(request: GenerationRequest) -> list[ChatCompletionMessageParam]:
+    """Chat Completions' `messages`: the system prompt (if any), the prompt, then the history."""
+    messages: list[ChatCompletionMessageParam] = []
+    for message in request.messages():
+        if message["role"] == "system":
+            messages.append({"role": "system", "content": message["content"]})
+        elif message["role"] == "assistant":
+            messages.append({"role": "assistant", "content": message["content"]})
+        else:
+            messages.append({"role": "user", "content": message["content"]})
+    return messages
+
+
+def _count(usage: object, name: str) -> int | None:
+    """A token count from a usage block, None where the server left it (or the block) out."""
+    value = getattr(usage, name, None) if usage is not None else None
+    return value if isinstance(value, int) else None

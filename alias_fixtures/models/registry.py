@@ -36,9 +36,28 @@ class GenerationParams:
                 "max_tokens": self.max_tokens, "seed": self.seed}
 
 
+ROLES = ("user", "assistant")
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    """One message after the prompt in a multi-turn case: the model's earlier reply
+    (`assistant`) or the feedback it was given on it (`user`). `levels` names the feedback
+    levels the message holds (metadata for offline doubles; never sent to an API)."""
+
+    role: str
+    content: str
+    levels: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"a chat message's role is one of {ROLES}, not {self.role!r}")
+
+
 @dataclass(frozen=True)
 class GenerationRequest:
-    """One sample of one variant: the rendered prompt and where it belongs."""
+    """One sample of one variant: the rendered prompt and where it belongs; on a feedback
+    turn, `history` holds the replies and feedback since the prompt (it ends with feedback)."""
 
     task_id: str
     condition: str
@@ -47,6 +66,19 @@ class GenerationRequest:
     system: str | None = None
     params: GenerationParams = field(default_factory=GenerationParams)
     reference: str | None = None  # only the `reference` adapter may read this
+    history: tuple[ChatMessage, ...] = ()
+
+    @property
+    def turn(self) -> int:
+        """1 for the first output, k for the k-th (one more than the replies in history)."""
+        return 1 + sum(1 for m in self.history if m.role == "assistant")
+
+    def messages(self) -> list[dict[str, str]]:
+        """The conversation as chat messages: the system prompt (if any), the prompt, then
+        the history in order."""
+        head = [{"role": "system", "content": self.system}] if self.system is not None else []
+        return [*head, {"role": "user", "content": self.prompt},
+                *({"role": m.role, "content": m.content} for m in self.history)]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,11 @@ their published files would:
 - a name-proposal prompt (``propose-names``): a JSON object naming every listed identifier
   ``<old><Kind>`` (``hr`` -> ``hrVariable``), in a ```json fence.
 
-It never reads ``GenerationRequest.reference``; it reads the task files itself.
+On a feedback turn (a request with ``history``) it returns its previous reply again, word
+for word: what it answers depends on the task alone, and a model that recalls rather than
+reads does not learn from feedback, so every turn repeats the first one and the feedback
+track's later turns never pass where the first failed. It never reads
+``GenerationRequest.reference``; it reads the task files itself.
 """
 
 from __future__ import annotations
@@ -49,6 +53,9 @@ class ScriptedModel:
         return {t.id: t for t in load_tasks(self.source)}
 
     def generate(self, request: GenerationRequest) -> Generation:
+        previous = [m.content for m in request.history if m.role == "assistant"]
+        if previous:
+            return Generation(previous[-1], self.model_id, "stop")
         task = self.tasks.get(request.task_id)
         if task is None:
             raise ModelError(f"{self.model_id} knows no task {request.task_id!r}")

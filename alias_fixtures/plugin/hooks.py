@@ -104,7 +104,7 @@ def _begin(config: pytest.Config, case_ids: list[str]) -> None:
 
     start_results(config, alias.results_path, alias.header(), total=len(case_ids),
                   resume=alias.settings.resume, strict=alias.settings.strict,
-                  report_dir=alias.out / "report")
+                  report_dir=alias.out / "report", prices=alias.prices)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.write_line(f"ALIAS: {len(case_ids)} cases ({len(pairs)} task/condition "

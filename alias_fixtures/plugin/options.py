@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -40,6 +40,11 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
      "Ray on this machine, or the cluster of RAY_ADDRESS), ray:ADDRESS (an existing Ray "
      "cluster: auto, HOST:PORT or ray://HOST:10001); needs the `ray` extra"),
     ("style", "declarative_claude", "TLA+-Bench description style"),
+    ("turns", "1", "turns per case (the feedback track): after a failed turn the model gets "
+     "the conversation and checker feedback and writes again; 1 = one shot"),
+    ("feedback", "parse,tlc,names", "feedback levels shown after a failed turn: any of parse, "
+     "tlc, names (comma-separated), or none"),
+    ("prices", "", "a TOML price table laid over the shipped one, for each turn's cost"),
     ("exposure-half", "", "A or B: the half of the exposure split (seed 20260926) this model "
      "was trained on; written into the run header for the report's Table 2"),
 )
@@ -87,6 +92,9 @@ class Settings:
     exposure_half: str
     resume: bool
     strict: bool
+    turns: int = 1
+    feedback: tuple[str, ...] = ("parse", "tlc", "names")
+    prices: str = ""
 
     @property
     def variant_cache(self) -> Path:
@@ -133,9 +141,25 @@ def read_settings(config: pytest.Config) -> Settings:
             exposure_half=_get(config, "exposure-half").upper(),
             resume=bool(config.getoption("alias_resume") or config.getini("alias_resume")),
             strict=bool(config.getoption("alias_strict") or config.getini("alias_strict")),
+            turns=int(_get(config, "turns")), prices=_get(config, "prices").strip(),
         )
     except ValueError as exc:
         raise pytest.UsageError(f"ALIAS: bad option value: {exc}") from exc
+    from alias_fixtures.grading.feedback import parse_levels
+
+    try:
+        settings = replace(settings, feedback=parse_levels(_get(config, "feedback")))
+    except ValueError as exc:
+        raise pytest.UsageError(f"--alias-feedback: {exc}") from exc
+    if settings.turns < 1:
+        raise pytest.UsageError("--alias-turns must be at least 1")
+    if settings.prices:
+        from alias_fixtures.models.cost import PriceFileError, Prices
+
+        try:
+            Prices.load(settings.prices)
+        except (PriceFileError, OSError) as exc:
+            raise pytest.UsageError(f"--alias-prices: {exc}") from exc
     bad = [c for c in settings.conditions if c not in CONDITIONS]
     if bad or not settings.conditions:
         raise pytest.UsageError(f"--alias-conditions: unknown {bad or 'empty list'}; "

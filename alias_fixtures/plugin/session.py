@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +16,19 @@ from alias_fixtures.grading.executors import (
     make_executor,
     parse_executor,
 )
+from alias_fixtures.grading.executors.base import GradeResult
 from alias_fixtures.grading.extract import extract_module
+from alias_fixtures.grading.feedback import Feedback
+from alias_fixtures.grading.turns import (
+    TraceStates,
+    TurnCheck,
+    cheats_in,
+    feedback_after,
+    shown_trace,
+)
+from alias_fixtures.models.cost import Prices
 from alias_fixtures.models.registry import (
+    ChatMessage,
     GenerationParams,
     GenerationRequest,
     ModelAdapter,
@@ -72,6 +83,7 @@ class AliasSession:
     _own_ray: bool = False          # this process started a private Ray (closed with it)
     _variants: dict[tuple[str, str], tuple[Variant | None, Verification]] = field(
         default_factory=dict)
+    _prices: Prices | None = None
 
     @classmethod
     def start(cls, settings: Settings) -> AliasSession:
@@ -159,7 +171,14 @@ class AliasSession:
         return {**run_header(self), "executor": settings.executor,
                 "behavior_engine": settings.behavior_engine,
                 "graph_budget": settings.graph_budget, "maps": settings.maps,
-                "style": settings.style}
+                "style": settings.style, **self._track()}
+
+    def _track(self) -> dict[str, Any]:
+        """The feedback track's settings for the header (none for a one-shot run)."""
+        if self.settings.turns == 1:
+            return {}
+        return {"turns": self.settings.turns, "feedback_levels": list(self.settings.feedback),
+                "prices": self.prices.origin}
 
     def close(self) -> None:
         closer = getattr(self._model, "close", None)
@@ -201,20 +220,10 @@ class AliasSession:
                 case.task, case.condition, case.sample, prompt, params=self.params,
                 reference=variant.reference_text() if self.settings.model == "reference"
                 else None)
-            generation = self.model.generate(request)
-            record["generation"] = generation.to_json()
-            record["output_sha256"] = hashlib.sha256(generation.text.encode()).hexdigest()
-            record["output_path"] = str(self._save_output(case, generation.text))
-            result = self.executor.grade(GradeJob(
-                case.id, variant, generation.text, grades=self.settings.grades,
-                behavior=self.settings.behavior_options(), timeout=self.settings.timeout))
-            apply_result(record, result, self.settings.grades)
-            if result.grades is not None:
-                record["similarity"] = output_similarity(variant, generation.text)
-            if self.executor.name != "local":
-                record["grader"] = {"executor": self.executor.name, "worker": result.worker,
-                                    "attempts": result.attempts,
-                                    "seconds": round(result.seconds, 3)}
+            if self.settings.turns == 1:
+                self._turn(record, case, variant, request)
+            else:
+                self._turns(record, case, variant, request)
         except ModelError as exc:
             record["infra_error"] = f"model: {exc}"
         except Exception as exc:  # noqa: BLE001 - any crash here is the harness's, recorded
@@ -225,15 +234,102 @@ class AliasSession:
             return CaseOutcome(record, False, record["infra_error"], record["infra_error"])
         return self._outcome(record)
 
-    def _save_output(self, case: CaseSpec, text: str) -> Path:
+    def _turn(self, entry: dict[str, Any], case: CaseSpec, variant: Variant,
+              request: GenerationRequest) -> tuple[GradeResult, str]:
+        """Generate one output and grade it, writing its fields into `entry` (a case record,
+        or one turn of it); returns the grade result and the output's text."""
+        generation = self.model.generate(request)
+        entry["generation"] = generation.to_json()
+        entry["output_sha256"] = hashlib.sha256(generation.text.encode()).hexdigest()
+        entry["output_path"] = str(self._save_output(case, generation.text, request.turn))
+        result = self.executor.grade(GradeJob(
+            case.id, variant, generation.text, grades=self.settings.grades,
+            behavior=self.settings.behavior_options(), timeout=self.settings.timeout))
+        apply_result(entry, result, self.settings.grades)
+        if result.grades is not None:
+            entry["similarity"] = output_similarity(variant, generation.text)
+        if self.executor.name != "local":
+            entry["grader"] = {"executor": self.executor.name, "worker": result.worker,
+                               "attempts": result.attempts, "seconds": round(result.seconds, 3)}
+        return result, generation.text
+
+    def _turns(self, record: dict[str, Any], case: CaseSpec, variant: Variant,
+               first: GenerationRequest) -> None:
+        """The feedback track: up to `turns` outputs, each graded and checked by the cheat
+        rules; a failed turn's feedback goes back to the model with the conversation. The
+        record's own fields are the last turn's; every turn is kept in `turns`."""
+        settings = self.settings
+        record.update({"turns_max": settings.turns, "feedback_levels": list(settings.feedback),
+                       "cheats": [], "cost_usd": None, "turns": []})
+        request = first
+        shown: TraceStates = ()
+        for number in range(1, settings.turns + 1):
+            began = time.monotonic()
+            entry: dict[str, Any] = {"turn": number, "infra_error": None}
+            record["turns"].append(entry)
+            result: GradeResult | None = None
+            try:
+                result, text = self._turn(entry, case, variant, request)
+            except ModelError as exc:
+                entry["infra_error"] = f"model: {exc}"
+            entry["cost_usd"] = self._cost(entry.get("generation"))
+            if entry["infra_error"] is not None or result is None or result.grades is None:
+                entry["seconds"] = round(time.monotonic() - began, 3)
+                break
+            check = TurnCheck(result.grades, cheats_in(variant, text, shown), settings.primary)
+            entry.update(check.to_json())
+            entry["feedback"] = None
+            if not check.passed and number < settings.turns:
+                feedback = feedback_after(check, settings.feedback)
+                entry["feedback"] = feedback.to_json()
+                shown = shown + shown_trace(check, feedback)
+                request = replace(request, history=(
+                    *request.history, ChatMessage("assistant", text),
+                    ChatMessage("user", feedback_message(feedback), feedback.levels)))
+            entry["seconds"] = round(time.monotonic() - began, 3)
+            if check.passed:
+                break
+        last = record["turns"][-1]
+        for key in ("generation", "output_sha256", "output_path", "grades", "module",
+                    "similarity", "grader", "cheats"):
+            if key in last:
+                record[key] = last[key]
+        record["infra_error"] = last["infra_error"]
+        costs = [t["cost_usd"] for t in record["turns"]]
+        record["cost_usd"] = None if None in costs else round(sum(costs), 6)
+
+    def _cost(self, generation: dict[str, Any] | None) -> float | None:
+        """The USD cost of one generation (None: no price, or no token counts)."""
+        if generation is None:
+            return None
+        prices = self.prices
+        price = prices.price_of(str(generation["model"])) or prices.price_of(self.settings.model)
+        if price is None:
+            return None
+        if price.free:
+            return 0.0
+        tokens_in, tokens_out = generation.get("input_tokens"), generation.get("output_tokens")
+        if tokens_in is None or tokens_out is None:
+            return None
+        return round(price.cost_usd(tokens_in, tokens_out), 6)
+
+    @property
+    def prices(self) -> Prices:
+        if self._prices is None:
+            self._prices = Prices.load(self.settings.prices or None)
+        return self._prices
+
+    def _save_output(self, case: CaseSpec, text: str, turn: int = 1) -> Path:
         safe_model = self.settings.model.replace("/", "_").replace(":", "_")
-        path = self.out / "outputs" / safe_model / case.task / case.condition / \
-            f"s{case.sample}.txt"
+        name = f"s{case.sample}.txt" if turn == 1 else f"s{case.sample}_t{turn}.txt"
+        path = self.out / "outputs" / safe_model / case.task / case.condition / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         return path
 
     def _outcome(self, record: dict[str, Any]) -> CaseOutcome:
+        if record.get("cheats"):
+            return CaseOutcome(record, False, record["turns"][-1]["reason"])
         primary = record["grades"].get(self.settings.primary, {})
         if primary.get("passed"):
             return CaseOutcome(record, True, "")
@@ -245,6 +341,13 @@ class AliasSession:
         if detail.get("reason"):
             reason += f": {detail['reason']}"
         return CaseOutcome(record, False, reason[:300])
+
+
+def feedback_message(feedback: Feedback) -> str:
+    """The user message after a failed turn: the feedback, and the request to write again."""
+    said = feedback.text or "Your module does not yet meet the task."
+    return (f"{said}\n\nWrite the corrected TLA+ module in full, in one ```tla block, with "
+            "the same module name.")
 
 
 def output_similarity(variant: Variant, reply: str) -> dict[str, float] | None:
