@@ -1,7 +1,8 @@
 """Grade the corpus's real outputs as a study's script would, cold and warm, and project a study.
 
 Run: `python scripts/study_scale.py [--corpus ../shared/corpus] [--passes cold,warm]
-[--jobs 2] [--timeout 60] [--only SPEC_ID ...] [--out scripts/results]`.
+[--jobs 2] [--runner processes|xdist] [--timeout 60] [--only SPEC_ID ...]
+[--out scripts/results]`.
 
 Each output of `<corpus>/tla-bench-outputs/manifest.json` is graded in a Python process of its
 own (`study_scale.py one ...`), as a user's shell loop would: the process loads the task, builds
@@ -9,7 +10,10 @@ and verifies its `original` variant (kept under `<cache root>/variants`), checks
 against itself (`<root>/references`), explores graphs (`<root>/graphs`) and grades parse, name
 and behavior (engine `auto`, as `scripts/real_outputs.py` does). Pass `cold` starts from an
 empty cache root (a temporary folder, removed at the end); pass `warm` grades again on the root
-`cold` filled. `--jobs` processes run at once.
+`cold` filled. `--jobs` processes run at once. With `--runner xdist` the outputs are graded
+in one pytest run with `--jobs` xdist workers instead (`study_scale_cases.py`), each worker
+loading the corpus and starting its JVMs once, as a study run through pytest does; its results
+go to `study_scale_xdist.{json,md}`.
 
 `<out>/study_scale.json` and `<out>/study_scale.md` get, per pass: the wall time, the seconds
 per output (mean, median, max), the outputs over 150 s, the sum of each stage's seconds over
@@ -24,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -41,46 +46,62 @@ HERE = Path(__file__).resolve().parent
 STUDY_CASES = 111 * 3 * 10
 RAY_NODES = 8
 SLOW = 150.0  # seconds: the issue's bound on one output
+PLAN_ENV = "ALIAS_STUDY_PLAN"  # the xdist runner's plan file, read by study_scale_cases.py
+RUNNERS = ("processes", "xdist")
 STAGES = ("startup", "variant", "reference_check", "parse", "name", "behavior")
 
 
 # ------------------------------------------------------------------------ one output, one process
-def grade_in_process(args: argparse.Namespace) -> dict[str, Any]:
-    """Grade one output in this process; the row with each stage's seconds."""
+def load_corpus(corpus: Path) -> tuple[dict[tuple[str, str], Any], list[Any]]:
+    """The corpus outputs by (spec id, model) and the tlaplus/Examples tasks."""
     from real_outputs import read_outputs
 
-    from alias_fixtures.grading.grade import ReferenceCoverage, grade_output
     from alias_fixtures.tasks.loaders import load_examples
-    from alias_fixtures.tasks.variants import VariantStore, build_variant
-    from tlc_harness.behavior.options import BehaviorOptions
+
+    outputs = {o.key: o for o in read_outputs(corpus)}
+    return outputs, load_examples(corpus / "tlaplus-examples", passing_only=False)
+
+
+def grade_in_process(args: argparse.Namespace) -> dict[str, Any]:
+    """Grade one output in this process; the row with each stage's seconds."""
     from tlc_harness.tools.runner import Harness
 
     loaded = time.monotonic()
-    outputs = {o.key: o for o in read_outputs(args.corpus)}
-    out = outputs[(args.spec, args.model)]
-    tasks = load_examples(args.corpus / "tlaplus-examples", passing_only=False)
+    outputs, tasks = load_corpus(args.corpus)
+    load = round(time.monotonic() - loaded, 3)
+    with Harness(tlc_timeout=args.timeout, pool_size=1) as harness:
+        row = grade_row(outputs[(args.spec, args.model)], tasks, harness, Path(args.cache),
+                        args.timeout)
+    row["stages"]["load"] = load
+    return row
+
+
+def grade_row(out: Any, tasks: list[Any], harness: Any, root: Path,
+              timeout: float) -> dict[str, Any]:
+    """Grade one corpus output with `harness` on the cache root `root`; its row."""
+    from alias_fixtures.grading.grade import ReferenceCoverage, grade_output
+    from alias_fixtures.tasks.variants import VariantStore, build_variant
+    from tlc_harness.behavior.options import BehaviorOptions
+
     task = next((t for t in tasks if (str(t.extra.get("spec_dir")), str(t.extra.get("cfg")))
                  == (out.spec_dir, out.cfg)), None)
-    row: dict[str, Any] = {"spec_id": out.spec_id, "model": out.model,
-                           "stages": {"load": round(time.monotonic() - loaded, 3)}}
+    row: dict[str, Any] = {"spec_id": out.spec_id, "model": out.model, "stages": {}}
     if task is None:
         return {**row, "parse": "not_run", "name": "not_run", "behavior": "no_reference"}
-    root = Path(args.cache)
-    with Harness(tlc_timeout=args.timeout, pool_size=1) as harness:
-        t0 = time.monotonic()
-        store = VariantStore(root / "variants", jar_sha256=harness.toolchain.jar_sha256)
-        plain, check = build_variant(harness, task, "original", store=store)
-        row["stages"]["variant"] = round(time.monotonic() - t0, 3)
-        if plain is None or not check.verified:
-            return {**row, "parse": "not_run", "name": "not_run", "behavior": "no_reference"}
-        variant = replace(plain, description=out.description) if out.description else plain
-        options = BehaviorOptions(engine="auto", timeout=args.timeout, cache=root)
-        coverage = ReferenceCoverage(harness, options)
-        t0 = time.monotonic()
-        coverage.check(plain)
-        row["stages"]["reference_check"] = round(time.monotonic() - t0, 3)
-        graded = grade_output(harness, variant, out.path.read_text(encoding="utf-8"),
-                              coverage=coverage, behavior=options, timeout=args.timeout)
+    t0 = time.monotonic()
+    store = VariantStore(root / "variants", jar_sha256=harness.toolchain.jar_sha256)
+    plain, check = build_variant(harness, task, "original", store=store)
+    row["stages"]["variant"] = round(time.monotonic() - t0, 3)
+    if plain is None or not check.verified:
+        return {**row, "parse": "not_run", "name": "not_run", "behavior": "no_reference"}
+    variant = replace(plain, description=out.description) if out.description else plain
+    options = BehaviorOptions(engine="auto", timeout=timeout, cache=root)
+    coverage = ReferenceCoverage(harness, options)
+    t0 = time.monotonic()
+    coverage.check(plain)
+    row["stages"]["reference_check"] = round(time.monotonic() - t0, 3)
+    graded = grade_output(harness, variant, out.path.read_text(encoding="utf-8"),
+                          coverage=coverage, behavior=options, timeout=timeout)
     row.update(parse=graded.parse.verdict, name=graded.name.verdict,
                behavior=graded.behavior.verdict,
                behavior_code=graded.behavior.details.get("reason_code"))
@@ -110,10 +131,36 @@ def run_one(corpus: Path, spec: str, model: str, cache: Path, timeout: float) ->
     return row
 
 
+def run_xdist(name: str, work: list[tuple[str, str]], corpus: Path, cache: Path, jobs: int,
+              timeout: float) -> list[dict[str, Any]]:
+    """Every output graded in one pytest run with `jobs` xdist workers (study_scale_cases.py:
+    one JVM pool and one corpus load per worker); the rows the workers wrote."""
+    with tempfile.TemporaryDirectory(prefix="alias-study-rows-") as tmp:
+        plan = Path(tmp) / "plan.json"
+        plan.write_text(json.dumps({"corpus": str(corpus), "cache": str(cache),
+                                    "timeout": timeout, "rows": tmp,
+                                    "items": [list(k) for k in work]}), encoding="utf-8")
+        proc = subprocess.run(  # noqa: S603 - pytest on this folder's case file
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", str(jobs),
+             str(HERE / "study_scale_cases.py")], env={**os.environ, PLAN_ENV: str(plan),
+                                                        "PYTHONPATH": str(HERE.parent)},
+            capture_output=True, text=True, check=False, cwd=HERE.parent)
+        rows = [json.loads(f.read_text(encoding="utf-8")) for f in sorted(Path(tmp).glob("row-*.json"))]
+        if proc.returncode != 0 or len(rows) != len(work):
+            print(proc.stdout[-3000:], proc.stderr[-2000:], file=sys.stderr)
+            raise SystemExit(f"{name}: the pytest run failed ({proc.returncode}); "
+                             f"{len(rows)} of {len(work)} rows")
+    return rows
+
+
 # ---------------------------------------------------------------------------------- the passes
 def grade_pass(name: str, work: list[tuple[str, str]], corpus: Path, cache: Path, jobs: int,
-               timeout: float) -> dict[str, Any]:
+               timeout: float, runner: str = "processes") -> dict[str, Any]:
     started = time.monotonic()
+    if runner == "xdist":
+        rows = run_xdist(name, work, corpus, cache, jobs, timeout)
+        return {"pass": name, "runner": runner, "wall": round(time.monotonic() - started, 1),
+                "jobs": jobs, "rows": sorted(rows, key=lambda r: (r["spec_id"], r["model"]))}
     rows: list[dict[str, Any]] = []
 
     def one(item: tuple[str, str]) -> None:
@@ -124,8 +171,8 @@ def grade_pass(name: str, work: list[tuple[str, str]], corpus: Path, cache: Path
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         list(pool.map(one, work))
-    return {"pass": name, "wall": round(time.monotonic() - started, 1), "jobs": jobs,
-            "rows": sorted(rows, key=lambda r: (r["spec_id"], r["model"]))}
+    return {"pass": name, "runner": runner, "wall": round(time.monotonic() - started, 1),
+            "jobs": jobs, "rows": sorted(rows, key=lambda r: (r["spec_id"], r["model"]))}
 
 
 def summary(result: dict[str, Any]) -> dict[str, Any]:
@@ -162,9 +209,12 @@ def agreement(passes: list[dict[str, Any]]) -> list[str]:
 
 
 def render(meta: dict[str, Any], passes: list[dict[str, Any]]) -> str:
-    lines = ["# A study's scale: the corpus outputs graded one process each, cold and warm", "",
+    how = ("one process each" if meta.get("runner", "processes") == "processes"
+           else "in one pytest run with xdist")
+    lines = [f"# A study's scale: the corpus outputs graded {how}, cold and warm", "",
              f"`{meta['command']}` on {meta['date']}, commit {meta['commit']}, "
-             f"{meta['jobs']} processes at once, TLC limit {meta['timeout']:g} s.", "",
+             f"{meta['jobs']} {'processes' if how.startswith('one') else 'workers'} at once, "
+             f"TLC limit {meta['timeout']:g} s.", "",
              "| pass | outputs | wall | mean s/output | median | max | over 150 s | "
              f"3,330 cases here (h) | on {RAY_NODES} nodes (min) |",
              "|---|---|---|---|---|---|---|---|---|"]
@@ -209,6 +259,9 @@ def main() -> None:
                     help="the shared corpus folder (default: ../shared/corpus beside the checkout)")
     ap.add_argument("--passes", default="cold,warm", help="cold, warm or both (cold,warm)")
     ap.add_argument("--jobs", type=int, default=2, help="outputs graded at once (2)")
+    ap.add_argument("--runner", default="processes", choices=RUNNERS,
+                    help="processes: one Python process per output (a shell loop); xdist: "
+                    "one pytest run with --jobs workers, each keeping its JVMs")
     ap.add_argument("--timeout", type=float, default=60.0, help="TLC limit per run (60 s)")
     ap.add_argument("--only", action="append", default=[], metavar="SPEC_ID")
     ap.add_argument("--out", type=Path, default=HERE / "results")
@@ -235,19 +288,21 @@ def main() -> None:
     results = []
     try:
         for name in passes:
-            result = grade_pass(name, work, corpus, root, args.jobs, args.timeout)
+            result = grade_pass(name, work, corpus, root, args.jobs, args.timeout, args.runner)
             result["summary"] = summary(result)
             results.append(result)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     meta = {"command": "python scripts/study_scale.py " + " ".join(sys.argv[1:]),
             "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "commit": _commit(),
-            "jobs": args.jobs, "timeout": args.timeout, "verdicts_differ": agreement(results)}
+            "jobs": args.jobs, "timeout": args.timeout, "runner": args.runner,
+            "verdicts_differ": agreement(results)}
+    stem = "study_scale" if args.runner == "processes" else f"study_scale_{args.runner}"
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "study_scale.json").write_text(json.dumps({"meta": meta, "passes": results},
-                                                          indent=1), encoding="utf-8")
-    (args.out / "study_scale.md").write_text(render(meta, results), encoding="utf-8")
-    print(f"wrote {args.out / 'study_scale.md'}", file=sys.stderr)
+    (args.out / f"{stem}.json").write_text(json.dumps({"meta": meta, "passes": results},
+                                                      indent=1), encoding="utf-8")
+    (args.out / f"{stem}.md").write_text(render(meta, results), encoding="utf-8")
+    print(f"wrote {args.out / f'{stem}.md'}", file=sys.stderr)
 
 
 if __name__ == "__main__":

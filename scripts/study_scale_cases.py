@@ -1,0 +1,50 @@
+"""The corpus outputs as pytest cases, for `study_scale.py --runner xdist` (not a test of ALIAS).
+
+The plan file named by `ALIAS_STUDY_PLAN` lists the outputs, the corpus, the cache root, the
+TLC limit and the folder where each case writes its row (`row-<n>.json`). Each xdist worker
+loads the corpus and starts its TLC harness once, for all the outputs it grades.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from study_scale import PLAN_ENV, grade_row, load_corpus  # noqa: E402
+
+PLAN: dict[str, Any] = (json.loads(Path(os.environ[PLAN_ENV]).read_text(encoding="utf-8"))
+                        if PLAN_ENV in os.environ else {"items": []})
+
+
+@pytest.fixture(scope="session")
+def corpus() -> tuple[dict[tuple[str, str], Any], list[Any]]:
+    return load_corpus(Path(PLAN["corpus"]))
+
+
+@pytest.fixture(scope="session")
+def harness() -> Iterator[Any]:
+    from tlc_harness.tools.runner import Harness
+
+    with Harness(tlc_timeout=PLAN["timeout"], pool_size=1) as started:
+        yield started
+
+
+@pytest.mark.parametrize("number", range(len(PLAN["items"])))
+def test_output(number: int, corpus: tuple[dict[tuple[str, str], Any], list[Any]],
+                harness: Any) -> None:
+    spec, model = PLAN["items"][number]
+    outputs, tasks = corpus
+    began = time.monotonic()
+    row = grade_row(outputs[(spec, model)], tasks, harness, Path(PLAN["cache"]),
+                    float(PLAN["timeout"]))
+    row["wall"] = round(time.monotonic() - began, 3)
+    row["stages"]["startup"] = 0.0  # paid once per worker, inside the pass's wall time
+    Path(PLAN["rows"], f"row-{number}.json").write_text(json.dumps(row), encoding="utf-8")
