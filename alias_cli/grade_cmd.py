@@ -18,7 +18,13 @@ from alias_fixtures.grading.grade import CaseGrades, Grade, ReferenceCoverage, g
 from alias_fixtures.tasks.task import TaskError
 from alias_fixtures.tasks.variants import VariantError, build_variant
 from reports.schema import CONDITIONS
-from tlc_harness.behavior.options import DEFAULT_BUDGET, DEFAULT_LIMIT, ENGINES, BehaviorOptions
+from tlc_harness.behavior.options import (
+    DEFAULT_BUDGET,
+    DEFAULT_LIMIT,
+    DEFAULT_OUTPUT_BUDGET,
+    ENGINES,
+    BehaviorOptions,
+)
 from tlc_harness.behavior.search import Candidate
 from tlc_harness.behavior.wrapper_modules import wrapper_texts
 from tlc_harness.source.cfg import CfgError, format_cfg
@@ -48,6 +54,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--mappings", type=int, default=DEFAULT_LIMIT,
                    help=f"most mappings the wrapper engine tries ({DEFAULT_LIMIT})")
     p.add_argument("--timeout", type=float, default=300.0, help="TLC time limit per run (300)")
+    p.add_argument("--behavior-budget", type=float, default=DEFAULT_OUTPUT_BUDGET,
+                   metavar="SECONDS", help=f"wall time the whole behavior grade may take "
+                   f"({DEFAULT_OUTPUT_BUDGET:g}; every TLC run's limit is cut to the time left, "
+                   f"and when it runs out the grade is undecided: output_budget); 0: no budget")
     p.add_argument("--explain", action="store_true",
                    help="also print the wrapper modules and cfgs of the last mapping tried")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -78,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
                             f"{check.reason}")
             options = BehaviorOptions(engine=args.engine, limit=args.mappings,
                                       budget=args.graph_budget, timeout=args.timeout,
-                                      cache=cache_from(args))
+                                      cache=cache_from(args), output_budget=args.behavior_budget)
             grades = grade_output(harness, variant, reply,
                                   coverage=ReferenceCoverage(harness, options), behavior=options,
                                   timeout=args.timeout)

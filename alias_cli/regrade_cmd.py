@@ -69,6 +69,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="most mappings the wrapper engine tries (default: the run's)")
     p.add_argument("--timeout", type=float, default=None,
                    help="TLC time limit per run, seconds (default: the run's)")
+    p.add_argument("--behavior-budget", type=float, default=None, metavar="SECONDS",
+                   help="wall time one output's whole behavior grade may take, 0: no budget "
+                   "(default: the run's, else 150)")
     p.add_argument("--tasks", default=None,
                    help="the run's tasks, when they moved (default: the run header's)")
     p.add_argument("--maps", default=None, help="meaningful-name maps (default: the run's)")
@@ -164,15 +167,16 @@ class Plan:
     maps: str
     style: str
     cache: Path | None = None  # the per-task cache root (None: the default); never recorded
+    output_budget: float | None = None  # seconds per output's behavior grade (None: none)
 
     @classmethod
     def of(cls, header: dict[str, Any], *, tasks: str | None = None,
            timeout: float | None = None, engine: str | None = None, budget: int | None = None,
            mappings: int | None = None, maps: str | None = None,
-           cache: Path | None = None) -> Plan:
+           cache: Path | None = None, output_budget: float | None = None) -> Plan:
         """The header's settings; each keyword not None overrides one (`cache`: the cache
         root, which no header holds)."""
-        from tlc_harness.behavior.options import DEFAULT_BUDGET, DEFAULT_LIMIT
+        from tlc_harness.behavior.options import DEFAULT_BUDGET, DEFAULT_LIMIT, DEFAULT_OUTPUT_BUDGET
 
         def pick(given: Any, key: str, default: Any) -> Any:
             return given if given is not None else header.get(key, default)
@@ -185,13 +189,16 @@ class Plan:
                    budget=int(pick(budget, "graph_budget", DEFAULT_BUDGET)),
                    mappings=int(pick(mappings, "mapping_limit", DEFAULT_LIMIT)),
                    maps=str(pick(maps, "maps", "") or ""),
-                   style=str(header.get("style") or "declarative_claude"), cache=cache)
+                   style=str(header.get("style") or "declarative_claude"), cache=cache,
+                   output_budget=float(pick(output_budget, "behavior_budget",
+                                            DEFAULT_OUTPUT_BUDGET) or 0) or None)
 
     def behavior(self) -> BehaviorOptions:
         from tlc_harness.behavior.options import BehaviorOptions
 
         return BehaviorOptions(engine=self.engine, limit=self.mappings, budget=self.budget,
-                               timeout=self.timeout, cache=self.cache)
+                               timeout=self.timeout, cache=self.cache,
+                               output_budget=self.output_budget)
 
     def load_tasks(self) -> list[Task]:
         from alias_fixtures.tasks.loaders import load_tasks
@@ -318,6 +325,7 @@ def _header(run_input: RunInput, plan: Plan, harness: Harness, spec: str) -> dic
             "platform": platform.platform(), **harness.toolchain.describe(),
             "executor": spec, "behavior_engine": plan.engine, "graph_budget": plan.budget,
             "mapping_limit": plan.mappings, "tlc_timeout": plan.timeout, "maps": plan.maps,
+            "behavior_budget": plan.output_budget,
             "regrade": {"source": str(run_input.path), "source_started": old.get("started"),
                         "source_run_id": old.get("run_id"),
                         "source_git_commit": old.get("git_commit"),
@@ -341,7 +349,8 @@ def run(args: argparse.Namespace) -> int:
         target = _out_file(args)
         plan = Plan.of(run_input.header, tasks=args.tasks, timeout=args.timeout,
                        engine=args.engine, budget=args.graph_budget, mappings=args.mappings,
-                       maps=args.maps, cache=cache_from(args))
+                       maps=args.maps, cache=cache_from(args),
+                       output_budget=args.behavior_budget)
         harness = harness_from(args, tlc_timeout=plan.timeout)
     except (RegradeError, ExecutorError, ToolchainError, OSError, ValueError) as exc:
         return fail(str(exc))

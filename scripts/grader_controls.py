@@ -49,7 +49,9 @@ def run_suite(harness: Harness, name: str, tasks: list[Task], args: argparse.Nam
     made_total = 0
     for i, task in enumerate(tasks, 1):
         t0 = time.monotonic()
-        options = BehaviorOptions(engine=args.engine, limit=args.mappings, timeout=args.timeout)
+        # no per-output budget: the controls measure the grader, not a study's wall time
+        options = BehaviorOptions(engine=args.engine, limit=args.mappings, timeout=args.timeout,
+                                  output_budget=None)
         own = self_control(harness, task, options)
         results.append(own)
         if not own.correct or args.coverage_only:

@@ -120,9 +120,10 @@ def test_tlabench_layout(tmp_path: Path) -> None:
     assert other.description == "An intent."
 
 
-def test_a_verification_cut_short_by_a_limit_is_not_cached(harness: Harness,
-                                                           tmp_path: Path) -> None:
-    """A resource limit under load says nothing about the variant: the next run checks again."""
+def test_a_verification_cut_short_by_a_limit_is_cached_under_its_limits(
+        harness: Harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A limit says nothing about the variant but is hit again under the same limits: it is
+    kept under them, and a run with larger limits checks again (tests/test_variant_limits.py)."""
     import dataclasses
 
     from alias_fixtures.tasks.variants import VariantStore, build_variant, check_original
@@ -133,6 +134,8 @@ def test_a_verification_cut_short_by_a_limit_is_not_cached(harness: Harness,
     store = VariantStore(tmp_path / "variants")
     _, verification = build_variant(harness, task, "random", store=store, original=limited)
     assert not verification.verified and verification.limited
-    assert not list((tmp_path / "variants").glob("*.json"))
+    assert [p.name[:6] for p in (tmp_path / "variants").glob("*.json")] == ["limit-"]
+    assert build_variant(harness, task, "random", store=store)[1] == verification
+    monkeypatch.setattr(harness, "settings", dataclasses.replace(harness.settings, heap="3g"))
     _, again = build_variant(harness, task, "random", store=store)
-    assert again.verified and list((tmp_path / "variants").glob("*.json"))
+    assert again.verified and len(list((tmp_path / "variants").glob("*.json"))) == 2

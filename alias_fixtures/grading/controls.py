@@ -58,9 +58,10 @@ def _grade(harness: Harness, task: Task, kind: str, must_accept: bool, files: di
 
 def self_control(harness: Harness, task: Task, options: BehaviorOptions | None = None
                  ) -> ControlResult:
-    """The reference against itself (defines the grade's coverage)."""
+    """The reference against itself (defines the grade's coverage): the task's own work, so
+    no output budget applies, as in the benchmark's coverage check."""
     return _grade(harness, task, "self", True, dict(task.modules), task.main_module,
-                  options=options)
+                  options=(options or BehaviorOptions()).without_budget())
 
 
 def renamed_control(harness: Harness, task: Task, seed: int | str = 0,

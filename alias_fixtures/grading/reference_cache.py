@@ -3,9 +3,10 @@
 A variant's reference graded against itself depends only on the task, so every process and
 every run reads it from here once one has computed it. The key is a sha256 of everything that
 decides the result: the reference's modules, cfg and TLC arguments, the behavior options but
-the cache's place, the harness settings that reach TLC, the jar's sha256, the grader's own
-source and `REFERENCE_FORMAT`. A result that hit a limit is kept (graded again, it would hit it
-again); one that ended in an infrastructure error is not.
+the cache's place and the output budget (a self-check runs without one), the harness settings
+that reach TLC, the jar's sha256, the grader's own source and `REFERENCE_FORMAT`. A result
+that hit a limit is kept (graded again, it would hit it again); one that ended in an
+infrastructure error is not.
 """
 
 from __future__ import annotations
@@ -23,14 +24,14 @@ from alias_fixtures.tasks.variants import Variant
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.verdicts import BehaviorResult, Reason
 from tlc_harness.tools.disk_cache import JsonStore, cache_root
-from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.runner import Harness, deciding_settings
 
 REFERENCE_FORMAT = 1
 """Bump when what a self-check records changes (the grader's source is in the key anyway)."""
 KIND = "references"
-#: harness settings that never change a verdict (where and how the JVMs run)
-_UNDECIDING = frozenset({"backend", "pool_size", "recycle_after", "keep_dirs", "cds",
-                         "tmp_root"})
+#: options that never reach a self-check: where the cache is, and the output's time budget
+#: (a self-check belongs to the task and has none)
+_NOT_KEYED = frozenset({"cache", "output_budget"})
 
 
 @functools.cache
@@ -47,9 +48,8 @@ def grader_digest() -> str:
 def reference_key(harness: Harness, variant: Variant, options: BehaviorOptions) -> str:
     """The key of the variant's reference self-check under `options` on `harness`."""
     chosen = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)
-              if f.name != "cache"}
-    settings = {f.name: getattr(harness.settings, f.name)
-                for f in dataclasses.fields(harness.settings) if f.name not in _UNDECIDING}
+              if f.name not in _NOT_KEYED}
+    settings = deciding_settings(harness.settings)
     blob = json.dumps({"format": REFERENCE_FORMAT, "grader": grader_digest(),
                        "main": variant.main_module, "modules": sorted(variant.modules.items()),
                        "cfg": variant.cfg_text, "tlc_args": list(variant.tlc_args),

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reports.schema import CONDITIONS, GRADES
-from tlc_harness.behavior.options import ENGINES, BehaviorOptions
+from tlc_harness.behavior.options import DEFAULT_OUTPUT_BUDGET, ENGINES, BehaviorOptions
 
 # name, default, help (each also an ini option `alias_<name>`)
 OPTIONS: tuple[tuple[str, str, str], ...] = (
@@ -32,6 +32,9 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
      "budget, else wrappers)"),
     ("graph-budget", "50000", "most distinct states a state graph may have for the graphs "
      "engine"),
+    ("behavior-budget", f"{DEFAULT_OUTPUT_BUDGET:g}", "seconds of wall time one output's "
+     "whole behavior grade may take (every TLC run's limit is cut to the time left; when it "
+     "runs out the grade is undecided, output_budget); 0 = no budget"),
     ("timeout", "300", "TLC time limit per run, seconds"),
     ("cache", "", "root of the per-task cache shared by processes and runs (explored "
      "reference graphs, the references' self-checks); empty: $XDG_CACHE_HOME/alias, else "
@@ -95,6 +98,7 @@ class Settings:
     turns: int = 1
     feedback: tuple[str, ...] = ("parse", "tlc", "names")
     prices: str = ""
+    behavior_budget: float = DEFAULT_OUTPUT_BUDGET  # seconds; 0: no budget
 
     @property
     def variant_cache(self) -> Path:
@@ -106,7 +110,7 @@ class Settings:
         return BehaviorOptions(engine=self.behavior_engine, limit=self.mappings,
                                budget=self.graph_budget, timeout=self.timeout,
                                cache=Path(self.cache).expanduser().absolute()
-                               if self.cache else None)
+                               if self.cache else None, output_budget=self.behavior_budget)
 
 
 def _get(config: pytest.Config, name: str) -> str:
@@ -135,6 +139,7 @@ def read_settings(config: pytest.Config) -> Settings:
             max_tokens=int(_get(config, "max-tokens")), mappings=int(_get(config, "mappings")),
             behavior_engine=_get(config, "behavior-engine"),
             graph_budget=int(_get(config, "graph-budget")),
+            behavior_budget=float(_get(config, "behavior-budget")),
             timeout=float(_get(config, "timeout")), cache=_get(config, "cache").strip(),
             executor=_get(config, "executor").strip(),
             style=_get(config, "style"),
@@ -177,6 +182,8 @@ def read_settings(config: pytest.Config) -> Settings:
         raise pytest.UsageError(f"--alias-behavior-engine must be one of {', '.join(ENGINES)}")
     if settings.graph_budget < 2:
         raise pytest.UsageError("--alias-graph-budget must be at least 2")
+    if settings.behavior_budget < 0:
+        raise pytest.UsageError("--alias-behavior-budget must be 0 (no budget) or more seconds")
     from alias_fixtures.grading.executors import ExecutorError, require_ray
 
     try:

@@ -170,7 +170,8 @@ class AliasSession:
         # what `alias-bench regrade` needs to rebuild the variants and grade as this run did
         return {**run_header(self), "executor": settings.executor,
                 "behavior_engine": settings.behavior_engine,
-                "graph_budget": settings.graph_budget, "maps": settings.maps,
+                "graph_budget": settings.graph_budget,
+                "behavior_budget": settings.behavior_budget, "maps": settings.maps,
                 "style": settings.style, **self._track()}
 
     def _track(self) -> dict[str, Any]:

@@ -4,7 +4,10 @@
 name of the same length, seeded per task. `meaningful` applies a name map read from a JSON file.
 A renamed variant is kept only when SANY accepts its modules and TLC, run with the renamed cfg,
 passes with the same distinct-state count as the original; otherwise it is reported and excluded.
-Verified variants are cached on disk, keyed by a hash of everything that decides them.
+Verified variants are cached on disk, keyed by a hash of everything that decides them. A
+verification that hit a time or memory limit is cached too, under a key that also holds the
+harness's limits (`VariantStore.limit_key`): under the same limits it would hit them again, and
+under larger ones it is made again. One that ended in an infrastructure error is never cached.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from reports.schema import CONDITIONS
 from tlc_harness.source.cfg import ModelConfig, parse_cfg
 from tlc_harness.source.rename import RenameError, random_rename_map, rename_cfg, rename_modules
 from tlc_harness.tools.results import LIMIT_VERDICTS, CheckResult, Verdict
-from tlc_harness.tools.runner import Harness
+from tlc_harness.tools.runner import Harness, deciding_settings
 from tlc_harness.tools.spec import SpecSource
 
 # The prompt asks for these by name in every condition, so renaming never touches them.
@@ -72,7 +75,13 @@ class Verification:
     renamed_states: int | None
     reason: str | None = None
     seconds: float = 0.0
-    limited: bool = False  # a TLC run hit a time, memory or infrastructure limit: not cached
+    limited: bool = False  # a run hit a time, memory or infrastructure limit (`limit` says which)
+    limit: str | None = None  # that run's verdict: timeout, resource_limit or infra_error
+
+    @property
+    def kept_under_limits(self) -> bool:
+        """Whether it is stored under the limits in effect: a time or memory limit hit."""
+        return self.limited and self.limit != Verdict.INFRA_ERROR.value
 
 
 def task_seed(run_seed: int | str, task_id: str) -> int:
@@ -134,24 +143,31 @@ def make_variant(task: Task, condition: str, *, seed: int | str = 0,
     raise VariantError(f"unknown condition {condition!r} (one of {', '.join(CONDITIONS)})")
 
 
+def _limit(verdict: Verdict) -> dict[str, Any]:
+    """A Verification's `limited` and `limit` for a run that ended with `verdict`."""
+    limited = verdict in LIMIT_VERDICTS
+    return {"limited": limited, "limit": verdict.value if limited else None}
+
+
 def verify_variant(harness: Harness, variant: Variant, original: CheckResult) -> Verification:
     """SANY ok, TLC ok with the renamed cfg, and the original's distinct-state count."""
     if original.verdict is not Verdict.OK or original.distinct_states is None:
         return Verification(False, original.distinct_states, None,
                             f"the original does not pass TLC ({original.verdict.value})",
-                            limited=original.verdict in LIMIT_VERDICTS)
+                            **_limit(original.verdict))
     parsed = harness.parse(variant.spec())
     if not parsed.ok:
+        infra = _limit(Verdict.INFRA_ERROR) if parsed.infra_error else {}
         return Verification(False, original.distinct_states, None,
                             "SANY rejects the renamed modules: " + "; ".join(parsed.errors[:3]),
-                            parsed.seconds)
+                            parsed.seconds, **infra)
     checked = harness.check(variant.spec(), variant.cfg, tlc_args=variant.tlc_args)
     seconds = parsed.seconds + checked.seconds
     if checked.verdict is not Verdict.OK:
         why = checked.violated or ", ".join(checked.missing_names) or checked.detail[:200]
         return Verification(False, original.distinct_states, checked.distinct_states,
                             f"TLC on the renamed task: {checked.verdict.value} {why}".strip(),
-                            seconds, limited=checked.verdict in LIMIT_VERDICTS)
+                            seconds, **_limit(checked.verdict))
     if checked.distinct_states != original.distinct_states:
         return Verification(False, original.distinct_states, checked.distinct_states,
                             "distinct-state counts differ", seconds)
@@ -174,6 +190,13 @@ class VariantStore:
                               task.cfg_text, task.description, list(task.tlc_args), condition,
                               str(seed), extra], sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()
+
+    def limit_key(self, key: str, harness: Harness) -> str:
+        """The key of a verification that hit a limit: `key` and the harness's settings that
+        may change a verdict (its time limits, heap, TLC's workers)."""
+        payload = json.dumps([key, deciding_settings(harness.settings)], sort_keys=True,
+                             default=str)
+        return "limit-" + hashlib.sha256(payload.encode()).hexdigest()
 
     def get(self, key: str) -> tuple[Variant, Verification] | None:
         path = self.folder / f"{key}.json"
@@ -203,7 +226,7 @@ def build_variant(harness: Harness, task: Task, condition: str, *, seed: int | s
         path = Path(maps_dir) / f"{task.id}.json"
         extra = path.read_text(encoding="utf-8") if path.is_file() else ""
     key = store.key(task, condition, seed, extra) if store else ""
-    if store and (hit := store.get(key)):
+    if store and (hit := store.get(key) or store.get(store.limit_key(key, harness))):
         return hit
     try:
         variant = make_variant(task, condition, seed=seed, maps_dir=maps_dir)
@@ -214,9 +237,11 @@ def build_variant(harness: Harness, task: Task, condition: str, *, seed: int | s
         ok = original.verdict is Verdict.OK
         verification = Verification(ok, original.distinct_states, original.distinct_states,
                                     None if ok else f"TLC: {original.verdict.value}",
-                                    original.seconds, limited=original.verdict in LIMIT_VERDICTS)
+                                    original.seconds, **_limit(original.verdict))
     else:
         verification = verify_variant(harness, variant, original)
-    if store and not verification.limited:  # a limit says nothing about the variant
+    if store and not verification.limited:
         store.put(key, variant, verification)
+    elif store and verification.kept_under_limits:  # the same limits would hit it again
+        store.put(store.limit_key(key, harness), variant, verification)
     return variant, verification

@@ -4,6 +4,11 @@ The engines (`policy.Engine`) are registered here by name: `graphs` (`graph_engi
 both state graphs, infer a mapping in memory, confirm with one TLC run) and `wrappers`
 (`wrapper_engine`: search variable bijections, two TLC runs each). `policy.POLICIES` says which
 are tried, in which order, for each engine choice.
+
+The output's time budget (`BehaviorOptions.output_budget`, `deadline`) starts with the grade;
+when it runs out, in any stage, the verdict is `undecided` (`output_budget`): no stage's
+answer stands before the engine has returned (a later constant map, value, mapping or engine
+may give another verdict, a replay may refute a witness), so none is kept.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import replace
 
+from tlc_harness.behavior.deadline import BudgetedHarness, Clock, Deadline, OutputBudgetExhausted
 from tlc_harness.behavior.graph_engine import GraphEngine
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.policy import POLICIES, Engine, Job, StepAside
@@ -32,8 +38,10 @@ ENGINES: dict[str, Engine] = {"graphs": GraphEngine(), "wrappers": WrapperEngine
 
 
 def grade_behavior(harness: Harness, ref: Reference, out_files: Mapping[str, str],
-                   out_main: str, options: BehaviorOptions | None = None) -> BehaviorResult:
-    """The behavior verdict of the output against `ref`, by the engine `options` chooses.
+                   out_main: str, options: BehaviorOptions | None = None, *,
+                   clock: Clock = time.monotonic) -> BehaviorResult:
+    """The behavior verdict of the output against `ref`, by the engine `options` chooses,
+    within its `output_budget` (read on `clock`; see `deadline`).
 
     An output whose main module tree-sitter cannot read, even with its comments blanked (both
     engines take its variables and constants from it), or that cannot be staged for TLC (its
@@ -41,6 +49,22 @@ def grade_behavior(harness: Harness, ref: Reference, out_files: Mapping[str, str
     limit, not the output's failure.
     """
     options = options or BehaviorOptions()
+    deadline = Deadline(options.output_budget, clock)
+    budgeted = BudgetedHarness(harness, deadline)
+    try:
+        result = _graded(budgeted, ref, out_files, out_main, options, deadline)
+    except OutputBudgetExhausted as exc:
+        result = BehaviorResult(BehaviorVerdict.UNDECIDED, None, f"{exc} (budget "
+                                f"{options.output_budget:g} s); nothing before it decides",
+                                deadline.used(), tlc_runs=budgeted.runs, engine=options.engine,
+                                code=Reason.OUTPUT_BUDGET)
+    budget = deadline.details()
+    return replace(result, details={**result.details, **budget}) if budget else result
+
+
+def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_main: str,
+            options: BehaviorOptions, deadline: Deadline) -> BehaviorResult:
+    """`grade_behavior`'s verdict, on a harness bounded by `deadline`."""
     start = time.monotonic()
     source = out_files.get(f"{out_main}.tla")
     if source is not None and not analyze_module(source).module:
@@ -55,7 +79,7 @@ def grade_behavior(harness: Harness, ref: Reference, out_files: Mapping[str, str
                                   code=Reason.UNREADABLE_OUTPUT)
     ref, system = system_model(ref)
     try:
-        result = run_policy(Job(harness, ref, out_files, out_main, options))
+        result = run_policy(Job(harness, ref, out_files, out_main, options, deadline))
         for rule in (justify_ok, require_liveness_checked):  # what an `ok` must also show
             result = rule(result, ref, out_files, out_main)
         result = classify(result)  # every decided verdict has a class, or is not decided
@@ -76,6 +100,7 @@ def run_policy(job: Job) -> BehaviorResult:
     aside: StepAside | None = None
     runs = 0
     for n, step in enumerate(steps):
+        job.deadline.enter(step.engine)
         answer = ENGINES[step.engine].grade(job)
         if isinstance(answer, BehaviorResult):
             if aside is None:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tlc_harness.behavior.deadline import Deadline
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.staging import Reference
 from tlc_harness.behavior.verdicts import BehaviorResult, Reason
@@ -22,13 +23,15 @@ from tlc_harness.tools.runner import Harness
 
 @dataclass(frozen=True)
 class Job:
-    """One behavior grade to make: the output's modules against one reference."""
+    """One behavior grade to make: the output's modules against one reference, by `deadline`
+    (the output's budget; its stages check it, and `harness` bounds every TLC run by it)."""
 
     harness: Harness
     ref: Reference
     out_files: Mapping[str, str]
     out_main: str
     options: BehaviorOptions
+    deadline: Deadline = field(default_factory=lambda: Deadline(None))
 
 
 @dataclass(frozen=True)

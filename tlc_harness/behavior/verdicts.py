@@ -84,6 +84,7 @@ class Reason(enum.StrEnum):
     STATE_BUDGET = "state_budget"
     INFINITE_SET = "infinite_set"
     TIME_BUDGET = "time_budget"
+    OUTPUT_BUDGET = "output_budget"
     RESOURCE_LIMIT = "resource_limit"
     INFRA_ERROR = "infra_error"
     SEARCH_BUDGET = "search_budget"
@@ -147,6 +148,8 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
     Reason.INFINITE_SET: (_V.UNDECIDED, "the output reads an infinite set TLC cannot enumerate, "
                           "and bounded it shows no forward failure"),
     Reason.TIME_BUDGET: (_V.UNDECIDED, "TLC's time limit"),
+    Reason.OUTPUT_BUDGET: (_V.UNDECIDED, "the output's time budget for its whole behavior grade "
+                           "ran out before a verdict"),
     Reason.RESOURCE_LIMIT: (_V.UNDECIDED, "TLC ran out of memory or disk"),
     Reason.INFRA_ERROR: (_V.UNDECIDED, "the tools failed (not the specs)"),
     Reason.SEARCH_BUDGET: (_V.UNDECIDED, "the in-memory mapping search's budget"),

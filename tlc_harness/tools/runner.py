@@ -14,7 +14,7 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,18 @@ class HarnessSettings:
     tlc_seed: int | None = 0      # TLC -seed: RandomElement & co. repeat from run to run
     tmp_root: str | None = None
     module_library: bool = True   # stage tlc_harness/tools/library modules the spec and jar lack
+
+
+#: settings that never change a verdict (where and how the JVMs run)
+UNDECIDING_SETTINGS = frozenset({"backend", "pool_size", "recycle_after", "keep_dirs", "cds",
+                                 "tmp_root"})
+
+
+def deciding_settings(settings: HarnessSettings) -> dict[str, Any]:
+    """The settings that may change a run's verdict (time limits, heap, TLC's workers and
+    seed, the module library), by name: what a cache of verdicts keys by."""
+    return {f.name: getattr(settings, f.name) for f in fields(settings)
+            if f.name not in UNDECIDING_SETTINGS}
 
 
 class Harness:

@@ -136,8 +136,10 @@ class GraphGrade:
 
     @contextmanager
     def timed(self, stage: str) -> Iterator[None]:
-        """Add the seconds the block takes to `stage`'s."""
+        """Add the seconds the block takes to `stage`'s; the stage starts only while the
+        output's budget lasts (`deadline`)."""
         assert stage in STAGES, stage
+        self.job.deadline.enter(stage)
         t0 = time.monotonic()
         try:
             yield
@@ -525,8 +527,10 @@ class GraphGrade:
         deadlock = (ref.cfg.check_deadlock is not False and not bounded
                     and "-deadlock" not in ref.tlc_args)
         with self.timed("inference"):
-            inferred = infer(out_graph, ref_graph, seconds=max(10.0, (options.timeout or 300)),
-                             deadlock=deadlock)
+            inferred = infer(out_graph, ref_graph, deadlock=deadlock,
+                             seconds=self.job.deadline.limit(max(10.0, options.timeout or 300)))
+            # a search the deadline stopped may have stopped at a first failure: none stands
+            self.job.deadline.check()
         self.facts["inference_seconds"] = round(time.monotonic() - t0, 3)
         self.facts["mappings_checked"] = inferred.tried
         if whole and inferred.verdict in (BehaviorVerdict.NO_MAPPING, BehaviorVerdict.UNDECIDED):
