@@ -144,10 +144,9 @@ def run_xdist(name: str, work: list[tuple[str, str]], corpus: Path, cache: Path,
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", str(jobs),
              str(HERE / "study_scale_cases.py")], env={**os.environ, PLAN_ENV: str(plan),
                                                         "PYTHONPATH": str(HERE.parent)},
-            capture_output=True, text=True, check=False, cwd=HERE.parent)
+            stdout=sys.stderr, check=False, cwd=HERE.parent)  # pytest's progress, as it goes
         rows = [json.loads(f.read_text(encoding="utf-8")) for f in sorted(Path(tmp).glob("row-*.json"))]
         if proc.returncode != 0 or len(rows) != len(work):
-            print(proc.stdout[-3000:], proc.stderr[-2000:], file=sys.stderr)
             raise SystemExit(f"{name}: the pytest run failed ({proc.returncode}); "
                              f"{len(rows)} of {len(work)} rows")
     return rows
