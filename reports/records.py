@@ -42,6 +42,7 @@ from reports.schema import CONDITIONS, GRADES, PROBE_KINDS
 from reports.schema import RECORD_SCHEMA_VERSION as SCHEMA_VERSION
 from tlc_harness.behavior.verdicts import BehaviorVerdict
 
+_BEHAVIOR_VERDICTS = frozenset(v.value for v in BehaviorVerdict)
 CASE_KEY = ("model", "feedback", "task", "condition", "sample")
 NO_FEEDBACK = "none"
 """The ``feedback`` of a multi-turn arm whose feedback was switched off."""
@@ -244,12 +245,16 @@ def grades_pass(grades: Mapping[str, Any], grade: str) -> bool:
 
 
 def coverage_of(behavior: Any, where: str) -> bool | None:
-    """Whether a behavior grade covers its task (None: no behavior grade)."""
+    """Whether a behavior grade covers its task (None: unknown: no behavior grade, one the run
+    did not request, or one that stopped before the behavior check without saying, as a
+    name-only run's records of outputs that do not parse)."""
     if not isinstance(behavior, Mapping):
         return None
     flag = behavior.get("covered")
     if flag is not None and not isinstance(flag, bool):
         raise StatsError(f"{where}: 'grades.behavior.covered' must be true or false")
+    if flag is None and behavior.get("verdict") not in _BEHAVIOR_VERDICTS:
+        return None  # not requested, or stopped before it (no module, no parse): unknown
     return flag if flag is not None else behavior.get("verdict") != BehaviorVerdict.NOT_COVERED
 
 

@@ -181,6 +181,23 @@ def test_coverage_and_hidden_names_are_task_properties() -> None:
     assert hidden_tasks(frame) == ["d"]
 
 
+@pytest.mark.parametrize(("verdict", "known"), [
+    ("not_run", None),      # a run graded by name only
+    ("no_module", None),    # stopped before the behavior check, coverage not said
+    ("parse_error", None),
+    ("forward_fail", True),  # an old record without the flag: a behavior verdict says covered
+    ("not_covered", False),
+])
+def test_coverage_is_unknown_when_the_behavior_grade_did_not_run(verdict: str,
+                                                                 known: bool | None) -> None:
+    record = case("a", "original", behavior=False)
+    del record["grades"]["behavior"]["covered"]
+    record["grades"]["behavior"]["verdict"] = verdict
+    frame = records_to_frame([record])
+    value = frame["behavior_covered"].iloc[0]
+    assert (None if pd.isna(value) else bool(value)) is known
+
+
 def test_tasks_without_coverage_information_are_noted() -> None:
     records = [case(t, cond, s, name=s == 0, behavior=s == 0)
                for t in ("a", "b") for cond in ("original", "random") for s in range(2)]
