@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from alias_fixtures.grading.controls import reference
+from alias_fixtures.grading.controls import reference, renamed_control, self_control
 from alias_fixtures.grading.grade import ReferenceCoverage
 from alias_fixtures.grading.reference_cache import reference_key
 from alias_fixtures.plugin.options import OPTIONS, read_settings
@@ -175,6 +175,17 @@ def test_a_tiny_budget_makes_a_positive_control_undecided(harness: Harness,
         assert result.details["budget_exhausted"] is True
         assert result.details["budget_seconds"] == budget
         assert result.to_json()["reason_code"] == "output_budget"
+
+
+def test_the_grader_controls_run_without_a_budget(harness: Harness, tmp_path: Path) -> None:
+    """A control measures the grader, not a study's wall time: a budget that would stop any
+    output's grade at once leaves the controls' verdicts as they are."""
+    task = TASKS["hour_clock"]
+    tiny = BehaviorOptions(output_budget=1e-9, cache=tmp_path)
+    own = self_control(harness, task, tiny)
+    renamed = renamed_control(harness, task, options=tiny)
+    assert own.correct and own.verdict is BehaviorVerdict.OK
+    assert renamed is not None and renamed.correct
 
 
 def test_a_budget_that_runs_out_after_the_first_tlc_run_is_undecided(

@@ -50,7 +50,9 @@ def reference(task: Task) -> Reference:
 def _grade(harness: Harness, task: Task, kind: str, must_accept: bool, files: dict[str, str],
            main: str, detail: str = "", options: BehaviorOptions | None = None
            ) -> ControlResult:
-    result = grade_behavior(harness, reference(task), files, main, options)
+    # a control measures the grader, not a study's wall time: no per-output budget
+    result = grade_behavior(harness, reference(task), files, main,
+                            (options or BehaviorOptions()).without_budget())
     return ControlResult(task.id, kind, must_accept, result.verdict, result.seconds,
                          (detail + "; " if detail else "") + result.reason, result.tlc_runs,
                          result.engine)
@@ -58,10 +60,9 @@ def _grade(harness: Harness, task: Task, kind: str, must_accept: bool, files: di
 
 def self_control(harness: Harness, task: Task, options: BehaviorOptions | None = None
                  ) -> ControlResult:
-    """The reference against itself (defines the grade's coverage): the task's own work, so
-    no output budget applies, as in the benchmark's coverage check."""
+    """The reference against itself (defines the grade's coverage)."""
     return _grade(harness, task, "self", True, dict(task.modules), task.main_module,
-                  options=(options or BehaviorOptions()).without_budget())
+                  options=options)
 
 
 def renamed_control(harness: Harness, task: Task, seed: int | str = 0,

@@ -31,7 +31,9 @@ MAX_STATES = 2000  # reachable states a reference (or mutant) may have to be lai
 def _graded(harness: Harness, task: Task, kind: str, must_accept: bool,
             variant: RepresentationVariant, detail: str,
             options: BehaviorOptions | None) -> ControlResult:
-    result = grade_behavior(harness, reference(task), variant.files, variant.main, options)
+    # a control measures the grader, not a study's wall time: no per-output budget
+    result = grade_behavior(harness, reference(task), variant.files, variant.main,
+                            (options or BehaviorOptions()).without_budget())
     mapping = result.details.get("mapping_tla") or result.mapping
     text = "; ".join(x for x in (detail, result.reason, f"mapping: {mapping}" if mapping else "")
                      if x)
