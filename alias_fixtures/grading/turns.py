@@ -37,6 +37,20 @@ def cheats_in(variant: Variant, reply: str, shown_trace: TraceStates = ()) -> tu
                                               shown_trace)))
 
 
+def failure_reason(grades: Mapping[str, Any], primary: str) -> str:
+    """Why recorded grades fail ('' when the primary grade passed): the first failing of the
+    parse and primary grades, as `grade: verdict: reason`, at most 300 characters."""
+    if grades.get(primary, {}).get("passed"):
+        return ""
+    failing = next((g for g in ("parse", primary) if not grades.get(g, {}).get("passed")),
+                   primary)
+    detail = grades.get(failing, {})
+    reason = f"{failing}: {detail.get('verdict')}"
+    if detail.get("reason"):
+        reason += f": {detail['reason']}"
+    return reason[:300]
+
+
 @dataclass(frozen=True)
 class TurnCheck:
     """One turn's grades and cheat findings, judged by the run's primary grade."""
@@ -55,16 +69,7 @@ class TurnCheck:
         the parse and primary grades, as `grade: verdict: reason`."""
         if self.cheats:
             return "cheat: " + "; ".join(f"{c.rule}: {c.detail}" for c in self.cheats)[:300]
-        grades = self.grades.to_json()
-        if grades.get(self.primary, {}).get("passed"):
-            return ""
-        failing = next((g for g in ("parse", self.primary)
-                        if not grades.get(g, {}).get("passed")), self.primary)
-        detail = grades.get(failing, {})
-        reason = f"{failing}: {detail.get('verdict')}"
-        if detail.get("reason"):
-            reason += f": {detail['reason']}"
-        return reason[:300]
+        return failure_reason(self.grades.to_json(), self.primary)
 
     def to_json(self) -> dict[str, Any]:
         return {"cheats": [c.to_json() for c in self.cheats], "passed": self.passed,

@@ -23,6 +23,7 @@ from alias_fixtures.grading.turns import (
     TraceStates,
     TurnCheck,
     cheats_in,
+    failure_reason,
     feedback_after,
     shown_trace,
 )
@@ -331,17 +332,8 @@ class AliasSession:
     def _outcome(self, record: dict[str, Any]) -> CaseOutcome:
         if record.get("cheats"):
             return CaseOutcome(record, False, record["turns"][-1]["reason"])
-        primary = record["grades"].get(self.settings.primary, {})
-        if primary.get("passed"):
-            return CaseOutcome(record, True, "")
-        grade = record["grades"]
-        failing = next((g for g in ("parse", self.settings.primary)
-                        if not grade.get(g, {}).get("passed")), self.settings.primary)
-        detail = grade.get(failing, {})
-        reason = f"{failing}: {detail.get('verdict')}"
-        if detail.get("reason"):
-            reason += f": {detail['reason']}"
-        return CaseOutcome(record, False, reason[:300])
+        reason = failure_reason(record["grades"], self.settings.primary)
+        return CaseOutcome(record, not reason, reason)
 
 
 def feedback_message(feedback: Feedback) -> str:
