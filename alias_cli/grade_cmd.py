@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from alias_cli.common import (
     ToolchainError,
@@ -165,19 +166,47 @@ def render(task_id: str, condition: str, grades: CaseGrades) -> str:
             lines.append(f"    where {definition[:300]}")
         if details.get("hidden"):
             lines.append("  hidden output variables: " + ", ".join(details["hidden"]))
-    trace = grades.behavior.details.get("trace") or []
-    if trace and not grades.behavior.passed:
-        names = sorted({k for s in trace for k in s["variables"]})
-        head = ["#", "action", *names]
-        rows = [[str(s["number"]), s["action"][:28], *[s["variables"].get(n, "")[:24]
-                                                       for n in names]] for s in trace[:20]]
-        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-        whose = {"output": " — the output's behavior, whose image leaves the reference",
-                 "reference": " — the reference's behavior, which the output cannot follow"}
-        lines.append("  counterexample (shortest found)"
-                     f"{whose.get(str(details.get('trace_of')), '')}:")
-        for row in [head, *rows]:
-            lines.append("    " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)))
+    if not grades.behavior.passed:
+        lines += _counterexample(details)
     for note in grades.notes:
         lines.append(f"  note: {note}")
     return "\n".join(lines)
+
+
+#: how a witness state's reference image follows the one before, as the table shows it
+_IMAGE_STEPS = {"initial": "initial", "not_initial": "NOT INITIAL", "step": "step",
+                "stutter": "stutter", "no_step": "NO STEP"}
+
+
+def _counterexample(details: dict[str, Any]) -> list[str]:
+    """The behavior grade's counterexample as a table, step by step; for a behavior of the
+    output with its `reference_image`, the reference state each step maps to beside it."""
+    trace = details.get("trace") or []
+    if not trace:
+        return []
+    names = sorted({k for s in trace for k in s["variables"]})
+    head = ["#", "action", *names]
+    rows = [[str(s["number"]), s["action"][:28], *[s["variables"].get(n, "")[:24]
+                                                   for n in names]] for s in trace[:20]]
+    image = details.get("reference_image")
+    images: list[Any] | None = (image if isinstance(image, list) and len(image) == len(trace)
+                                else None)
+    if images is not None:
+        ref_names = list(dict.fromkeys(k for s in images if s for k in s["variables"]))
+        head += ["| maps to", *ref_names]
+        for row, state in zip(rows, images, strict=False):
+            row += (["| NO STATE", *[""] * len(ref_names)] if state is None else
+                    [f"| {_IMAGE_STEPS.get(state.get('step'), '')}",
+                     *[state["variables"].get(n, "")[:24] for n in ref_names]])
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    whose = {"output": " — the output's behavior, whose image leaves the reference",
+             "reference": " — the reference's behavior, which the output cannot follow"}
+    lines = ["  counterexample (shortest found)"
+             f"{whose.get(str(details.get('trace_of')), '')}:"]
+    for row in [head, *rows]:
+        lines.append(("    " + "  ".join(c.ljust(w) for c, w in zip(row, widths,
+                                                                strict=False))).rstrip())
+    if images is not None:
+        lines.append("    (right of |: the reference state each output state maps to; NO "
+                     "STATE, NO STEP or NOT INITIAL marks where the image leaves the reference)")
+    return lines

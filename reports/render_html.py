@@ -41,6 +41,7 @@ nav a{margin-right:12px}code{font:12px ui-monospace,Menlo,Consolas,monospace}
 details.task{border:1px solid #e2e2e2;border-radius:4px;margin:6px 0;padding:4px 10px}
 details.task>summary{cursor:pointer}details.task[open]>summary{margin-bottom:6px}
 table.trace td,table.trace th{font:11.5px ui-monospace,Menlo,Consolas,monospace}
+table.trace .image{background:#eef3fb}table.trace td.leaves{background:#fbe5e2}
 .badge{display:inline-block;padding:0 6px;margin-left:6px;border-radius:8px;
 background:#eef;font-size:12px}
 .banner{background:#fff1c9;border:1px solid #e0b000;border-radius:4px;padding:8px 12px;
@@ -298,7 +299,8 @@ def _failure_details(case: Mapping[str, Any]) -> list[str]:
             out.append(f"behavior: {_e(_clip(str(behavior['reason']), 300))}")
         trace = behavior.get("trace")
         if isinstance(trace, list) and trace:
-            out.append(_trace(trace, behavior.get("mapping"), behavior.get("trace_of")))
+            out.append(_trace(trace, behavior.get("mapping"), behavior.get("trace_of"),
+                              behavior.get("reference_image")))
         if behavior.get("engine") == "graphs" and behavior.get("output_states"):
             out.append(f'<span class="muted">graph engine: output {behavior["output_states"]} '
                        f'states, reference {behavior.get("reference_states")}, '
@@ -306,24 +308,32 @@ def _failure_details(case: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _trace(trace: Sequence[Any], mapping: Any, whose: Any = None) -> str:
+def _trace(trace: Sequence[Any], mapping: Any, whose: Any = None, image: Any = None) -> str:
+    """A counterexample's states as a table; for a behavior of the output with its
+    `reference_image`, the reference state each one maps to in columns of their own."""
     states = [s for s in trace if isinstance(s, Mapping)]
-    names: dict[str, None] = {}
-    for state in states:
-        variables = state.get("variables")
-        if isinstance(variables, Mapping):
-            names.update(dict.fromkeys(map(str, variables)))
+    names = _variable_names(states)
+    aligned = isinstance(image, list) and len(image) == len(trace) == len(states)
+    images = list(image) if aligned else None
+    ref_names = _variable_names(images or [])
     head = "<th>#</th><th>action</th>" + "".join(f"<th>{_e(n)}</th>" for n in names)
+    if images is not None:
+        head += '<th class="image">maps to</th>' + "".join(
+            f'<th class="image">{_e(n)}</th>' for n in ref_names)
     rows = []
-    for state in states[:TRACE_STATES]:
+    for n_state, state in enumerate(states[:TRACE_STATES]):
         variables = state.get("variables")
         values = variables if isinstance(variables, Mapping) else {}
         rows.append(f"<tr><td>{_e(state.get('number', ''))}</td>"
                     f"<td>{_e(_clip(str(state.get('action', '')), 80))}</td>"
                     + "".join(f"<td>{_e(_clip(str(values.get(n, ''))))}</td>" for n in names)
+                    + (_image_cells(images[n_state], ref_names) if images is not None else "")
                     + "</tr>")
     more = (f'<p class="muted">… {len(states) - TRACE_STATES} more state(s) not shown</p>'
             if len(states) > TRACE_STATES else "")
+    if images is not None:
+        more += ('<p class="muted">shaded: the reference state each output state maps to, and '
+                 'how it follows the one before (red: where the image leaves the reference)</p>')
     used = ""
     if isinstance(mapping, Mapping):
         parts = [f"{label}: " + ", ".join(f"{k} ↦ {v}" for k, v in part.items())
@@ -337,3 +347,31 @@ def _trace(trace: Sequence[Any], mapping: Any, whose: Any = None) -> str:
     return (f"<details><summary>counterexample ({len(states)} state(s){of})</summary>{used}"
             f'<table class="trace"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}'
             f"</tbody></table>{more}</details>")
+
+
+#: how a witness state's reference image follows the one before, as the page shows it
+_IMAGE_STEPS = {"initial": "initial", "not_initial": "not initial", "step": "step",
+                "stutter": "stutter", "no_step": "no reference step"}
+
+
+def _variable_names(states: Sequence[Any]) -> list[str]:
+    names: dict[str, None] = {}
+    for state in states:
+        variables = state.get("variables") if isinstance(state, Mapping) else None
+        if isinstance(variables, Mapping):
+            names.update(dict.fromkeys(map(str, variables)))
+    return list(names)
+
+
+def _image_cells(state: Any, ref_names: Sequence[str]) -> str:
+    """One output state's reference image: how it follows the one before, then its values;
+    a state with no image, or one that leaves the reference, is marked."""
+    variables = state.get("variables") if isinstance(state, Mapping) else None
+    if not isinstance(variables, Mapping):
+        return ('<td class="image leaves">no reference state</td>'
+                + '<td class="image"></td>' * len(ref_names))
+    step = str(state.get("step", ""))
+    leaves = " leaves" if step in ("not_initial", "no_step") else ""
+    return (f'<td class="image{leaves}">{_e(_IMAGE_STEPS.get(step, step))}</td>'
+            + "".join(f'<td class="image">{_e(_clip(str(variables.get(n, ""))))}</td>'
+                      for n in ref_names))

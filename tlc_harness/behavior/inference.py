@@ -74,7 +74,8 @@ class Inferred:
     tried: int = 0
     hidden: tuple[str, ...] = ()
     #: a failure's mapping, where `variables` does not hold it: the first full mapping that
-    #: failed forward, or the closest one that failed in reverse (as an `ok` would hold it)
+    #: failed forward (with the `image` its witness was found under), or the closest one that
+    #: failed in reverse (as an `ok` would hold it)
     failed_under: Inferred | None = None
     #: reference variables the mapping computes from other parts (a lookup table, or a
     #: constant) while an output variable of the same name is hidden: the output's own
@@ -344,7 +345,7 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
     image = _image(search, roots, chosen)
     fwd = checks.forward(search.out, search.ref, image, deadlock=search.deadlock)
     if not fwd.ok:
-        _forward_failure(search, fwd, roots, chosen, assigned)
+        _forward_failure(search, fwd, roots, chosen, assigned, image)
         return None
     hidden = tuple(v for v in search.out.variables if v not in used)
     found = _mapping(roots, chosen, assigned, image, search.full, hidden)
@@ -387,11 +388,13 @@ def _mapping(roots: list[Part], chosen: dict[int, Choice], assigned: list[tuple[
 
 
 def _forward_failure(search: _Search, fwd: checks.GraphVerdict, roots: list[Part],
-                     chosen: dict[int, Choice], assigned: list[tuple[Part, Choice]]) -> None:
-    """Keep the first forward failure, and the mapping it was found under."""
+                     chosen: dict[int, Choice], assigned: list[tuple[Part, Choice]],
+                     image: list[int]) -> None:
+    """Keep the first forward failure, and the mapping it was found under (with its image,
+    which shows the witness's reference states)."""
     if search.first_failure is None:
         search.first_failure = fwd
-        search.failed_under = _mapping(roots, chosen, assigned, [], search.full)
+        search.failed_under = _mapping(roots, chosen, assigned, image, search.full)
 
 
 def _overlaps(a: str, b: str) -> bool:
@@ -492,7 +495,7 @@ def _closest_try(search: _Search, roots: list[Part], leaves: list[Part],
         image = _image(search, roots, chosen)
         fwd = checks.forward(search.out, search.ref, image, deadlock=search.deadlock)
         if not fwd.ok:
-            _forward_failure(search, fwd, roots, chosen, [])
+            _forward_failure(search, fwd, roots, chosen, [], image)
             continue
         rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget)
         if rev.ok:  # both hold only for an exact image, which the search has seen

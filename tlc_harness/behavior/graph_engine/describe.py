@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.inference import Inferred
@@ -56,3 +57,57 @@ def trace(inferred: Inferred, out: StateGraph, ref: StateGraph) -> tuple[TraceSt
         states.append(TraceState(n, action, {v: to_tla(x) for v, x in
                                              zip(graph.variables, graph.states[s], strict=True)}))
     return tuple(states)
+
+
+#: how a state of a forward witness's image follows the one before it (`step` of an entry)
+IMAGE_STEPS = ("initial", "not_initial", "step", "stutter", "no_step")
+
+
+def witness_image(inferred: Inferred) -> list[int]:
+    """The image (the reference state per output state, -1: none) a forward witness was found
+    under: the failure's own, else its failing mapping's; empty when none was kept."""
+    if inferred.image:
+        return inferred.image
+    held = inferred.failed_under
+    return held.image if held is not None else []
+
+
+def image_trace(inferred: Inferred, out: StateGraph, ref: StateGraph
+                ) -> list[dict[str, Any] | None] | None:
+    """For a forward failure, the reference state each state of the output's witness maps to,
+    aligned with `trace`: `{"variables": {...}, "step": ...}` (`step` from `IMAGE_STEPS`),
+    or None where the state maps to none. None for a reverse failure (its output side is a
+    set of states, not a path) and where no image was kept (no mapping held the witness)."""
+    cx = inferred.counterexample
+    image = witness_image(inferred)
+    if cx is None or not cx.out_path or len(image) != len(out.states):
+        return None
+    shown: list[dict[str, Any] | None] = []
+    before: int | None = None   # the image of the witness's state before (None: the first)
+    for g in cx.out_path:
+        r = image[g]
+        shown.append(None if r < 0 else {
+            "step": _image_step(ref, before, r),
+            "variables": {v: to_tla(x) for v, x in zip(ref.variables, ref.states[r],
+                                                       strict=True)}})
+        before = r
+    return shown
+
+
+def _image_step(ref: StateGraph, before: int | None, r: int) -> str:
+    """How reference state `r` follows `before` in a witness's image (see `IMAGE_STEPS`)."""
+    if before is None:
+        return "initial" if r in ref.initial else "not_initial"
+    if r == before:
+        return "stutter"
+    return "step" if before >= 0 and r in ref.successors()[before] else "no_step"
+
+
+def counterexample_details(inferred: Inferred, out: StateGraph, ref: StateGraph
+                           ) -> dict[str, Any]:
+    """A graph failure's details beside its `trace`: whose behavior it is (`trace_of`) and,
+    for the output's, the reference states it maps to (`reference_image`)."""
+    whose = trace_of(inferred)
+    image = image_trace(inferred, out, ref) if whose == "output" else None
+    return {"trace_of": whose} if image is None else {"trace_of": whose,
+                                                      "reference_image": image}

@@ -28,11 +28,11 @@ from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan, plan_c
 from tlc_harness.behavior.graph_engine.constant_values import as_model_values, carried_overrides
 from tlc_harness.behavior.graph_engine.cuts import cut_seed, failing_mapping, same_mapping
 from tlc_harness.behavior.graph_engine.describe import (
+    counterexample_details,
     describe,
     given_text,
     substitutions,
     trace,
-    trace_of,
 )
 from tlc_harness.behavior.graph_engine.output_graph import (
     OUTPUT_CAP,
@@ -373,7 +373,7 @@ class GraphGrade:
                 witness.out_path and not witness.stuck:
             failed = self.result(inferred.verdict, f"{inferred.reason}, with {bounds.describe()}",
                                  Reason.GRAPH_FORWARD, trace=trace(inferred, out_graph, ref_graph),
-                                 details={"trace_of": trace_of(inferred)})
+                                 details=counterexample_details(inferred, out_graph, ref_graph))
             return self.replayed(failed, inferred, staged, model, out_graph)
         return self.result(BehaviorVerdict.UNDECIDED, f"with {bounds.describe()}, the graphs find "
                            f"{inferred.verdict} ({inferred.reason}), which the bound may cause",
@@ -573,7 +573,7 @@ class GraphGrade:
             failed = self.result(inferred.verdict, inferred.reason,
                                  _INFERRED[inferred.verdict],
                                  trace=trace(inferred, out_graph, ref_graph),
-                                 details={"trace_of": trace_of(inferred)})
+                                 details=counterexample_details(inferred, out_graph, ref_graph))
             if inferred.verdict != BehaviorVerdict.REVERSE_FAIL or not inferred.variables:
                 return self.replayed(failed, inferred, staged, model, out_graph) if whole \
                     else failed
