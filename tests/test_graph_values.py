@@ -773,3 +773,48 @@ def test_real_tlc_reads_to_tla_back(harness: Harness, value: Value) -> None:
     (state,) = graph.states
     assert state == (value,)
     assert hash(state[0]) == hash(value)
+
+
+def _order_by_sort_key(pairs: dict[Value, Value]) -> tuple[tuple[Value, Value], ...]:
+    """The canonical order written out: the pairs sorted by `sort_key` of their keys."""
+    keys = sorted(pairs, key=sort_key)
+    return tuple((k, pairs[k]) for k in keys)
+
+
+_SAME_KIND_KEYS = st.one_of(
+    st.dictionaries(st.integers(min_value=-50, max_value=50), values, max_size=6),
+    st.dictionaries(_TEXT, values, max_size=6),
+    st.dictionaries(_models(), values, max_size=5),
+    st.dictionaries(values, values, max_size=5),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SAME_KIND_KEYS)
+def test_function_pairs_in_sort_key_order(pairs: dict[Value, Value]) -> None:
+    """Keys of one kind are ordered natively (a fast path), mixed ones by `sort_key`: either
+    way the canonical order, so equal functions print, hash and compare alike."""
+    made = Fn(pairs.items())
+    assert made.items == _order_by_sort_key(pairs)
+    assert Fn(reversed(list(pairs.items()))).items == made.items
+
+
+@settings(max_examples=150, deadline=None)
+@given(values)
+def test_sort_key_of_a_function_is_kept(value: Value) -> None:
+    """A function's `sort_key` is computed once and kept; it must equal a fresh one's."""
+    first = sort_key(value)
+    assert sort_key(value) == first
+    back = pickle.loads(pickle.dumps(value))  # noqa: S301 - our own bytes
+    assert back == value
+    assert hash(back) == hash(value)
+    assert sort_key(back) == first
+    if isinstance(value, Fn):  # read back in the canonical order, not sorted again
+        assert back.items == Fn(dict(value.items).items()).items
+
+
+def test_pickled_booleans_come_back_as_the_singletons() -> None:
+    back = pickle.loads(pickle.dumps([TRUE, FALSE, ModelValue("p1")]))  # noqa: S301
+    assert back[0] is TRUE
+    assert back[1] is FALSE
+    assert back[2] == ModelValue("p1")

@@ -153,13 +153,11 @@ def _flagged(columns: dict[str, list[Value]]) -> list[Feature]:
                 continue
             for set_when in (TRUE, FALSE):
                 neg = "" if set_when == TRUE else "~"
+                values: list[Value]
                 if pointwise:
                     text = (f"[AliasI \\in DOMAIN {v} |-> IF {neg}{b}[AliasI] THEN AliasFlag "
                             f"ELSE {v}[AliasI]]")
-                    values: list[Value] = [
-                        Fn((i, FLAG if f[i] == set_when else x)  # type: ignore[index]
-                           for i, x in val.items)  # type: ignore[union-attr]
-                        for val, f in zip(column, flags, strict=True)]
+                    values = _pointwise_flagged(column, flags, set_when)
                 else:
                     text = f"(IF {neg}{b} THEN AliasFlag ELSE {v})"
                     values = [FLAG if f == set_when else x
@@ -265,18 +263,24 @@ class Part:
 
     def rebuild(self, columns: list[Sequence[Value]]) -> list[Value]:
         """This part's value per state, from its parts' values per state."""
-        if self.kind == "fields":
-            return [Fn(zip(self.keys, row, strict=True)) for row in zip(*columns, strict=True)]
+        made: dict[tuple[Value, ...], Value] = {}  # a graph's states repeat their rows
         out: list[Value] = []
         for row in zip(*columns, strict=True):
-            first = row[0]
-            domain = first.domain() if isinstance(first, Fn) else frozenset()
-            if any(not isinstance(c, Fn) or c.domain() != domain for c in row):
-                out.append(MISMATCH)
-                continue
-            out.append(Fn((i, Fn((k, c[i]) for k, c in zip(self.keys, row, strict=True)))
-                          for i in domain))
+            if row not in made:
+                made[row] = self._rebuilt(row)
+            out.append(made[row])
         return out
+
+    def _rebuilt(self, row: tuple[Value, ...]) -> Value:
+        """One state's value of this part, from its parts' values."""
+        if self.kind == "fields":
+            return Fn(zip(self.keys, row, strict=True))
+        fns = [c for c in row if isinstance(c, Fn)]
+        domain = fns[0].domain() if fns else frozenset()
+        if len(fns) != len(row) or any(c.domain() != domain for c in fns):
+            return MISMATCH
+        return Fn((i, Fn((k, c[i]) for k, c in zip(self.keys, fns, strict=True)))
+                  for i in domain)
 
     def rebuild_text(self, texts: list[str]) -> str:
         if self.kind == "fields":
@@ -297,9 +301,24 @@ def _composite(keys: tuple[Value, ...], texts: list[str], var: str) -> str:
     return f"[{var} \\in {domain} |-> CASE {cases}]"
 
 
+def _pointwise_flagged(column: Sequence[Value], flags: Sequence[Value],
+                       set_when: Value) -> list[Value]:
+    """Each state's function with `AliasFlag` where its flag function says `set_when`
+    (built once per distinct pair: a graph's states repeat them)."""
+    made: dict[tuple[Value, Value], Value] = {}
+    values: list[Value] = []
+    for val, f in zip(column, flags, strict=True):
+        key = (val, f)
+        if key not in made:
+            made[key] = Fn((i, FLAG if f[i] == set_when else x)  # type: ignore[index]
+                           for i, x in val.items)  # type: ignore[union-attr]
+        values.append(made[key])
+    return values
+
+
 def signature(values: frozenset[Value] | Sequence[Value]) -> str:
     """A coarse type of a set of values, for telling which pieces could ever correspond."""
-    kinds = sorted({_sig(v) for v in values})
+    kinds = sorted({_sig(v) for v in set(values)})  # a graph's column repeats its values
     return "|".join(kinds)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from tlc_harness.behavior import checks
@@ -136,6 +136,16 @@ def depths(graph: StateGraph) -> list[int]:
     return depth
 
 
+def _translated(column: Sequence[Value], distinct: Iterable[Value],
+                table: dict[Value, Value]) -> tuple[Value, ...]:
+    """The column with every value's atoms translated by `table` (each distinct value once:
+    a graph's column repeats them)."""
+    if not table:
+        return tuple(column)
+    done = {v: translate(v, table) for v in distinct}
+    return tuple(done[v] for v in column)
+
+
 def _leaf_parts(out: StateGraph, ref: StateGraph, feats: list[Feature]
                 ) -> tuple[list[Part], list[Part], dict[int, list[Choice]]]:
     """R's variables as trees of parts; the leaves; exact choices per leaf."""
@@ -155,8 +165,7 @@ def _leaf_parts(out: StateGraph, ref: StateGraph, feats: list[Feature]
             def hints(feat: Feature = feat) -> tuple[Hints, Hints]:
                 return atom_hints(feat.column, g_depths), atom_hints(part.column, r_depths)
             for table in exact_tables(g_values, r_values, hints, shifts):
-                image = tuple(translate(v, table) for v in feat.column) if table else \
-                    tuple(feat.column)
+                image = _translated(feat.column, g_values, table)
                 found.append(Choice(feat, table, image))
         name = part.path.split(".")[0].split("[")[0]
         found.sort(key=lambda c: (c.feature.depth if c.feature else 0, bool(c.table),

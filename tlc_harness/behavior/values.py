@@ -9,9 +9,9 @@ Integers are `int`, strings `str`, booleans the `TRUE`/`FALSE` singletons (never
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TypeGuard, Union
+from typing import Any, TypeGuard, Union
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,9 +23,16 @@ class Bool:
     def __repr__(self) -> str:
         return "TRUE" if self.value else "FALSE"
 
+    def __reduce__(self) -> tuple[Callable[[bool], Bool], tuple[bool]]:
+        return (_boolean, (self.value,))  # read back as the singleton, and fast
+
 
 TRUE = Bool(True)
 FALSE = Bool(False)
+
+
+def _boolean(value: bool) -> Bool:
+    return TRUE if value else FALSE
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,17 +44,21 @@ class ModelValue:
     def __repr__(self) -> str:
         return self.name
 
+    def __reduce__(self) -> tuple[type[ModelValue], tuple[str]]:
+        return (ModelValue, (self.name,))  # a frozen dataclass's own state restore is slow
+
 
 class Fn:
     """A TLA+ function (records and tuples included): its pairs in a canonical key order."""
 
-    __slots__ = ("_hash", "_map", "items")
+    __slots__ = ("_hash", "_map", "_order", "items")
 
     def __init__(self, pairs: Iterable[tuple[Value, Value]]) -> None:
         self._map: dict[Value, Value] = dict(pairs)
         self.items: tuple[tuple[Value, Value], ...] = tuple(
-            sorted(self._map.items(), key=lambda kv: sort_key(kv[0])))
+            sorted(self._map.items(), key=_pair_key(self._map)))
         self._hash = hash(self.items)
+        self._order: tuple[object, ...] | None = None  # `sort_key`, once asked
 
     @classmethod
     def tuple_of(cls, values: Iterable[Value]) -> Fn:
@@ -80,14 +91,31 @@ class Fn:
     def __hash__(self) -> int:
         return self._hash
 
-    def __reduce__(self) -> tuple[type[Fn], tuple[tuple[tuple[Value, Value], ...]]]:
-        return (Fn, (self.items,))  # the hash of strings differs between processes
+    def __reduce__(self) -> tuple[Callable[[Pairs], Fn], tuple[Pairs]]:
+        return (_restored, (self.items,))  # the hash of strings differs between processes
+
+    @classmethod
+    def from_canonical(cls, items: Pairs) -> Fn:
+        """The function of pairs already in the canonical order (as `items` holds them):
+        not sorted again (a cached graph holds millions)."""
+        made = cls.__new__(cls)
+        made._map = dict(items)
+        made.items = items
+        made._hash = hash(items)
+        made._order = None
+        return made
 
     def __repr__(self) -> str:
         return to_tla(self)
 
 
 Value = Union[int, str, Bool, ModelValue, frozenset["Value"], Fn]  # noqa: UP007
+Pairs = tuple[tuple[Value, Value], ...]
+
+
+def _restored(items: Pairs) -> Fn:
+    """A pickled function read back (its pairs were pickled in the canonical order)."""
+    return Fn.from_canonical(items)
 
 
 def sort_key(value: Value) -> tuple[object, ...]:
@@ -102,7 +130,36 @@ def sort_key(value: Value) -> tuple[object, ...]:
         return (3, value.name)
     if isinstance(value, frozenset):
         return (4, tuple(sorted(sort_key(v) for v in value)))
-    return (5, tuple((sort_key(k), sort_key(v)) for k, v in value.items))
+    if value._order is None:  # noqa: SLF001 - the function's own cache of its order
+        value._order = (5, tuple((sort_key(k), sort_key(v)) for k, v in value.items))  # noqa: SLF001
+    return value._order  # noqa: SLF001
+
+
+def _first_int(pair: tuple[Value, Value]) -> int:
+    return pair[0]  # type: ignore[return-value]
+
+
+def _first_str(pair: tuple[Value, Value]) -> str:
+    return pair[0]  # type: ignore[return-value]
+
+
+def _first_model(pair: tuple[Value, Value]) -> str:
+    return pair[0].name  # type: ignore[union-attr]
+
+
+def _first_any(pair: tuple[Value, Value]) -> tuple[object, ...]:
+    return sort_key(pair[0])
+
+
+def _pair_key(mapping: dict[Value, Value]) -> Callable[[tuple[Value, Value]], Any]:
+    """The sort key of a function's pairs: `sort_key` of the key; where every key is an int,
+    every one a string or every one a model value, the key itself (or its name), which
+    orders them the same way at a fraction of the cost (a graph has millions of functions)."""
+    kinds = {type(k) for k in mapping}
+    if len(kinds) != 1:
+        return _first_any
+    kind = kinds.pop()
+    return {int: _first_int, str: _first_str, ModelValue: _first_model}.get(kind, _first_any)
 
 
 def is_atom(value: Value) -> bool:
