@@ -81,13 +81,17 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
     temporal = temporal_output(st)
     liveness_failures = 0  # candidates that failed only on the output's fairness or liveness
     safety_failures = 0  # candidates whose reverse run of the safety part failed
+    too_big = _LimitedSpaces(ref)
     for cand in candidate_mappings(st.ref_shape, st.out_shape, limit=limit,
                                    const_maps=const_maps):
         first_cand = first_cand or cand
+        if too_big.skips(cand):
+            continue
         t0 = time.monotonic()
         src, cfg = forward_wrapper(ref, st, cand, values)
         fwd = harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout, compat=True)
         runs += 1
+        too_big.saw(cand, fwd.verdict)
         if fwd.verdict is Verdict.OK and fwd.vacuous:  # no initial state: nothing refines R
             attempts.append(Attempt(cand.to_json(), "vacuous (the output has no initial state)",
                                     None, time.monotonic() - t0))
@@ -146,7 +150,7 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
                               code=Reason.NO_CANDIDATE)
     if undecided:
         return BehaviorResult(BehaviorVerdict.UNDECIDED, last, undecided, seconds, tuple(attempts),
-                              first_trace, runs, code=undecided_code)
+                              first_trace, runs, code=undecided_code, details=too_big.details())
     facts = _constant_facts(last, attempts, values, pairings, alike)
     if passed_forward:
         only_liveness = liveness_failures and not safety_failures
@@ -199,6 +203,36 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
                           f"{len(attempts)} mapping(s); first: {attempts[0].forward}",
                           seconds, tuple(attempts), first_trace, runs, code=Reason.TLC_FORWARD,
                           details=facts)
+
+
+class _LimitedSpaces:
+    """The constant maps whose forward run stopped at TLC's time or memory limit.
+
+    A forward run explores the output's states under its constants' values, and checks the
+    mapping on them: without reference constraints (which TLC evaluates on the mapped
+    state), another mapping under the same constants explores the same states, so its run
+    either fails (which cannot decide once a run was stopped: a failure needs every mapping
+    to fail) or is stopped too; it can never pass. Such candidates are skipped, counted in
+    `skipped_after_limit`. A run stopped by an infrastructure error is not such a limit."""
+
+    STOPS = frozenset({Verdict.TIMEOUT, Verdict.RESOURCE_LIMIT})
+
+    def __init__(self, ref: Reference) -> None:
+        self.applies = not ref.cfg.constraints and not ref.cfg.action_constraints
+        self.limited: set[frozenset[tuple[str, str]]] = set()
+        self.skipped = 0
+
+    def saw(self, cand: Candidate, verdict: Verdict) -> None:
+        if self.applies and verdict in self.STOPS:
+            self.limited.add(frozenset(cand.constants.items()))
+
+    def skips(self, cand: Candidate) -> bool:
+        skip = frozenset(cand.constants.items()) in self.limited
+        self.skipped += skip
+        return skip
+
+    def details(self) -> dict[str, int]:
+        return {"skipped_after_limit": self.skipped} if self.skipped else {}
 
 
 def _constant_facts(mapping: dict[str, Any] | None, attempts: list[Attempt], values: CfgValues,
