@@ -95,6 +95,17 @@ class _Ids:
             got = self.table[key] = len(self.table)
         return got
 
+    def each(self, keys: Iterable[object]) -> list[int]:
+        """`of` of every key, in order (the search's inner loop: no call per key)."""
+        table = self.table
+        found: list[int] = []
+        for key in keys:
+            got = table.get(key)
+            if got is None:
+                got = table[key] = len(table)
+            found.append(got)
+        return found
+
 
 @dataclass
 class _Search:
@@ -205,8 +216,9 @@ def _projected(graph: StateGraph, keys: list[int]) -> tuple[set[int], set[int], 
             {(keys[a], keys[b]) for a, b in graph.edges})
 
 
-def _consistent(search: _Search, g_keys: list[int], r_keys: list[int]) -> bool:
-    r_states, r_init, r_edges = _projected(search.ref, r_keys)
+def _consistent(search: _Search, g_keys: list[int],
+                r_projected: tuple[set[int], set[int], set[tuple[int, int]]]) -> bool:
+    r_states, r_init, r_edges = r_projected
     if set(g_keys) != r_states or {g_keys[i] for i in search.out.initial} != r_init:
         return False
     return all(g_keys[a] == g_keys[b] or (g_keys[a], g_keys[b]) in r_edges
@@ -298,6 +310,7 @@ def _assign(search: _Search, feats: list[Feature], reverse_budget: int
     matched.sort(key=lambda p: len(choices[id(p)]))
     assigned: list[tuple[Part, Choice]] = []
     skipped: list[Part] = []
+    image_ids: dict[int, list[int]] = {}  # a choice's image, interned (choices outlive this)
 
     def deeper(depth: int, r_keys: list[int], g_keys: list[int]) -> Inferred | None:
         search.nodes += 1
@@ -307,12 +320,13 @@ def _assign(search: _Search, feats: list[Feature], reverse_budget: int
             return _complete(search, roots, assigned, unmatched + skipped, feats, r_keys,
                              g_keys, reverse_budget)
         part = matched[depth]
-        r_ids = [search.ids.of(v) for v in part.column]
-        r_next = [search.ids.of((a, b)) for a, b in zip(r_keys, r_ids, strict=True)]
+        r_next = search.ids.each(zip(r_keys, search.ids.each(part.column), strict=True))
+        r_projected = _projected(search.ref, r_next)  # the same for every choice
         for choice in choices[id(part)]:
-            g_next = [search.ids.of((a, search.ids.of(v)))
-                      for a, v in zip(g_keys, choice.image, strict=True)]
-            if not _consistent(search, g_next, r_next):
+            if id(choice) not in image_ids:
+                image_ids[id(choice)] = search.ids.each(choice.image)
+            g_next = search.ids.each(zip(g_keys, image_ids[id(choice)], strict=True))
+            if not _consistent(search, g_next, r_projected):
                 continue
             assigned.append((part, choice))
             found = deeper(depth + 1, r_next, g_next)
@@ -489,7 +503,7 @@ def _loose(part: Part, feats: list[Feature]) -> list[Choice]:
         if not _comparable(g_values, r_values):
             continue
         table = loose_table(g_values, r_values)
-        image = tuple(translate(v, table) for v in feat.column)
+        image = _translated(feat.column, g_values, table)
         overlap = len(frozenset(image) & r_values) / len(frozenset(image) | r_values)
         found.append((-overlap, feat.depth, Choice(feat, table, image)))
     found.sort(key=lambda t: (t[0], t[1]))
