@@ -20,8 +20,9 @@ per output (mean, median, max), the outputs over 150 s, the sum of each stage's 
 the outputs (process start-up and loading, variant, reference check, parse, name, behavior, and
 the behavior grade's own stages), the slowest outputs, whether every verdict agrees with the
 other pass, and the projection of a 3,330-case study (111 tasks x 3 conditions x 10 samples)
-at the pass's seconds per output on `--jobs` processes here, and on 8 nodes of as many.
-Nothing is written into the corpus.
+at the pass's seconds per output on `--jobs` processes here, and on 8 nodes of as many; and a
+study's projection by whose work it is (`study_projection`: task work once per task, output
+work once per case). Nothing is written into the corpus.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-STUDY_CASES = 111 * 3 * 10
+STUDY_TASKS = 111
+STUDY_CASES = STUDY_TASKS * 3 * 10
 RAY_NODES = 8
 SLOW = 150.0  # seconds: the issue's bound on one output
 PLAN_ENV = "ALIAS_STUDY_PLAN"  # the xdist runner's plan file, read by study_scale_cases.py
@@ -194,7 +196,27 @@ def summary(result: dict[str, Any]) -> dict[str, Any]:
                         for r in sorted(rows, key=lambda r: -r["wall"])[:5]],
             "projection_hours_here": round(STUDY_CASES * per_case / result["jobs"] / 3600, 2),
             f"projection_minutes_{RAY_NODES}_nodes": round(
-                STUDY_CASES * per_case / (result["jobs"] * RAY_NODES) / 60, 1)}
+                STUDY_CASES * per_case / (result["jobs"] * RAY_NODES) / 60, 1),
+            **study_projection(rows, result["jobs"])}
+
+
+def study_projection(rows: list[dict[str, Any]], jobs: int) -> dict[str, Any]:
+    """A study's core-seconds split by whose work they are: each task's (its variant and its
+    reference's self-check: the most any of its outputs paid, since the others read it from
+    the cache or waited for it) once per task, each output's (parse, name, behavior) once
+    per case; projected for 111 tasks and 3,330 cases on `jobs` cores, here and on 8 nodes
+    (the corpus has about two outputs per task, a study thirty)."""
+    per_task: dict[str, float] = {}
+    for r in rows:
+        task = r["stages"].get("variant", 0.0) + r["stages"].get("reference_check", 0.0)
+        per_task[r["spec_id"]] = max(per_task.get(r["spec_id"], 0.0), task)
+    output = [sum(r["stages"].get(k, 0.0) for k in ("parse", "name", "behavior")) for r in rows]
+    task_mean = statistics.mean(per_task.values()) if per_task else 0.0
+    output_mean = statistics.mean(output) if output else 0.0
+    seconds = STUDY_TASKS * task_mean + STUDY_CASES * output_mean
+    return {"task_seconds_mean": round(task_mean, 2), "output_seconds_mean": round(output_mean, 2),
+            "study_hours_here": round(seconds / jobs / 3600, 2),
+            f"study_minutes_{RAY_NODES}_nodes": round(seconds / (jobs * RAY_NODES) / 60, 1)}
 
 
 def agreement(passes: list[dict[str, Any]]) -> list[str]:
@@ -223,6 +245,18 @@ def render(meta: dict[str, Any], passes: list[dict[str, Any]]) -> str:
                      f"{s['median']:.1f} | {s['max']:.0f} | {len(s['over_150'])} | "
                      f"{s['projection_hours_here']} | "
                      f"{s[f'projection_minutes_{RAY_NODES}_nodes']} |")
+    lines += ["", "A study's projection by whose work it is: each task's variant and reference "
+              "self-check once per task (the most any of its outputs paid), each output's parse, "
+              "name and behavior grade once per case; 111 tasks and 3,330 cases, perfectly "
+              f"spread over {meta['jobs']} cores (start-up left out):", "",
+              "| pass | task s (mean) | output s (mean) | study here (h) | "
+              f"on {RAY_NODES} nodes (min) |", "|---|---|---|---|---|"]
+    for p in passes:
+        s = p["summary"]
+        if "study_hours_here" in s:
+            lines.append(f"| {p['pass']} | {s['task_seconds_mean']} | "
+                         f"{s['output_seconds_mean']} | {s['study_hours_here']} | "
+                         f"{s[f'study_minutes_{RAY_NODES}_nodes']} |")
     lines += ["", "Seconds per stage, summed over the outputs (`startup`: the interpreter, "
               "imports, loading the corpus and the JVM):", "",
               "| pass | " + " | ".join(STAGES) + " | behavior's own stages |",
