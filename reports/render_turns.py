@@ -185,12 +185,16 @@ def _money(value: float | None) -> str:
 
 
 def _cost_note(cost: ArmCost) -> str:
+    counted = (f"{cost.tokenizer_counted} call(s) with tokens counted by a tokenizer"
+               if cost.tokenizer_counted else "")
     if cost.usd is None:
-        return "no price" if cost.unpriced else "cost not recorded"
+        note = "no price" if cost.unpriced else "cost not recorded"
+        return note if not counted else f"{note}; {counted}"
     missing = [f"{n} call(s) {what}" for n, what in (
         (cost.unpriced, "without a price"), (cost.without_tokens, "without token counts"),
         (cost.not_recorded, "without a recorded cost")) if n]
-    return f"lower bound: {', '.join(missing)}" if missing else ""
+    bound = f"lower bound: {', '.join(missing)}" if missing else ""
+    return "; ".join(part for part in (bound, counted) if part)
 
 
 def cost_section(cases: Sequence[CaseTurns], prices_origin: str) -> Section:
@@ -220,6 +224,9 @@ def cost_section(cases: Sequence[CaseTurns], prices_origin: str) -> Section:
     if not complete:
         notes.append("the study total is a lower bound: some calls have no price, no token "
                      "counts or no recorded cost")
+    if any(c.tokenizer_counted for c in costs):
+        notes.append("some calls reported no token counts: a tokenizer counted their tokens "
+                     "(`--alias-tokenizer`), so their tokens and cost are estimates")
     if any(c.not_recorded for c in costs):
         notes.append("one-shot records store no cost: `alias-bench report` prices every call "
                      "from its token counts")

@@ -26,6 +26,11 @@ PROBE_KINDS = ("likelihood", "continuation", "similarity", "proposed_names")
 """Kinds of probe rows: not case records."""
 RECORD_PROPERTY = "alias_record"
 """The pytest ``user_properties`` key a case's record rides on, from worker to controller."""
+TOKENS_FROM_USAGE = "usage"
+"""A generation's ``token_source`` when the model's response reported its token counts."""
+TOKENS_FROM_TOKENIZER = "tokenizer:"
+"""The prefix of a generation's ``token_source`` when a tokenizer counted some of its tokens
+(``tokenizer:NAME``, NAME as ``--alias-tokenizer`` gave it)."""
 
 
 class GradeRecord(TypedDict, total=False):
@@ -115,6 +120,7 @@ class RunHeader(TypedDict, total=False):
     turns: int
     feedback_levels: list[str]
     prices: str
+    tokenizer: str
 
 
 class ProbeRow(TypedDict, total=False):

@@ -64,6 +64,8 @@ def turn_lines(cases: list[dict[str, Any]]) -> list[str]:
         cost = costs[(model, feedback)]
         money = ("cost unknown" if cost.usd is None
                  else f"cost ${cost.usd:.4f}{'' if cost.complete else ' (a lower bound)'}")
+        if cost.tokenizer_counted:
+            money += f", {cost.tokenizer_counted} call(s) counted by a tokenizer"
         lines.append(f"feedback {feedback_label(feedback)} ({model}), turn 1 -> {last}: {rates}; "
                      f"{money}")
     return lines

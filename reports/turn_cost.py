@@ -6,7 +6,9 @@ the model has no price. ``alias_fixtures.models.cost.Prices`` is one; ``alias-be
 passes it (``--prices``), so this package never imports the price table's code. Without a table
 the cost stored in the records (each turn's ``cost_usd``, written by the run with its own
 table) is used. No price is never zero: such calls are counted as unpriced, and a total that
-leaves calls out says it is a lower bound.
+leaves calls out says it is a lower bound. A call whose tokens a tokenizer counted (its
+generation's ``token_source`` is ``tokenizer:NAME``) is priced like the others and counted
+apart: its tokens and cost are estimates.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from reports.schema import TOKENS_FROM_TOKENIZER
 
 _MILLION = 1_000_000
 STORED = "the records' stored cost_usd"
@@ -47,12 +51,14 @@ PRICED, UNPRICED, NO_TOKENS, NOT_RECORDED, NO_CALL = (
 @dataclass(frozen=True)
 class CallCost:
     """One model call (one turn): its tokens and cost; ``usd`` is None unless ``status`` is
-    ``priced`` (or ``no_call``: the turn made no call, so it cost 0)."""
+    ``priced`` (or ``no_call``: the turn made no call, so it cost 0). ``by_tokenizer``: a
+    tokenizer counted some of its tokens, not the model (the generation's ``token_source``)."""
 
     status: str
     usd: float | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
+    by_tokenizer: bool = False
 
 
 def call_cost(generation: Mapping[str, Any] | None, model: str, prices: PriceTable | None,
@@ -65,23 +71,26 @@ def call_cost(generation: Mapping[str, Any] | None, model: str, prices: PriceTab
     if generation is None:
         return CallCost(NO_CALL, 0.0)
     tokens_in, tokens_out = generation.get("input_tokens"), generation.get("output_tokens")
+    source = generation.get("token_source")
+    tokens = (tokens_in, tokens_out,
+              isinstance(source, str) and source.startswith(TOKENS_FROM_TOKENIZER))
     counted = tokens_in is not None and tokens_out is not None
     if prices is None:
         if not has_stored:
-            return CallCost(NOT_RECORDED, None, tokens_in, tokens_out)
+            return CallCost(NOT_RECORDED, None, *tokens)
         if stored is not None:
-            return CallCost(PRICED, float(stored), tokens_in, tokens_out)
-        return CallCost(UNPRICED if counted else NO_TOKENS, None, tokens_in, tokens_out)
+            return CallCost(PRICED, float(stored), *tokens)
+        return CallCost(UNPRICED if counted else NO_TOKENS, None, *tokens)
     name = generation.get("model")
     rate = (prices.price_of(name) if isinstance(name, str) else None) or prices.price_of(model)
     if rate is None:
-        return CallCost(UNPRICED, None, tokens_in, tokens_out)
+        return CallCost(UNPRICED, None, *tokens)
     if rate.input_per_million == 0 and rate.output_per_million == 0:
-        return CallCost(PRICED, 0.0, tokens_in, tokens_out)
+        return CallCost(PRICED, 0.0, *tokens)
     if tokens_in is None or tokens_out is None:
-        return CallCost(NO_TOKENS, None, tokens_in, tokens_out)
+        return CallCost(NO_TOKENS, None, *tokens)
     usd = (tokens_in * rate.input_per_million + tokens_out * rate.output_per_million) / _MILLION
-    return CallCost(PRICED, usd, tokens_in, tokens_out)
+    return CallCost(PRICED, usd, *tokens)
 
 
 @dataclass(frozen=True)
@@ -91,7 +100,8 @@ class ArmCost:
     ``usd`` sums the priced calls (None when no call could be priced). ``unpriced``: calls of a
     model without a price; ``without_tokens``: priced calls without token counts;
     ``not_recorded``: calls whose cost the records do not hold. ``passes``: cases passing each
-    grade at their last turn.
+    grade at their last turn. ``tokenizer_counted``: calls whose tokens a tokenizer counted,
+    not the model (their tokens and cost are estimates).
     """
 
     model: str
@@ -105,6 +115,7 @@ class ArmCost:
     without_tokens: int
     not_recorded: int
     passes: Mapping[str, int]
+    tokenizer_counted: int = 0
 
     @property
     def complete(self) -> bool:
@@ -131,13 +142,14 @@ class ArmCost:
                 **{f"{g}_passes": n for g, n in sorted(self.passes.items())},
                 "complete": self.complete, "unpriced_calls": self.unpriced,
                 "calls_without_tokens": self.without_tokens,
+                "calls_tokenizer_counted": self.tokenizer_counted,
                 "calls_not_recorded": self.not_recorded}
 
 
 def arm_cost(model: str, feedback: str, calls_per_case: Iterable[Iterable[CallCost]],
              passes: Mapping[str, int]) -> ArmCost:
     """Sum the calls of an arm's cases (one iterable of calls per case)."""
-    cases = calls = tokens_in = tokens_out = 0
+    cases = calls = tokens_in = tokens_out = estimated = 0
     counts = {UNPRICED: 0, NO_TOKENS: 0, NOT_RECORDED: 0}
     priced: list[float] = []
     for case in calls_per_case:
@@ -148,10 +160,12 @@ def arm_cost(model: str, feedback: str, calls_per_case: Iterable[Iterable[CallCo
             calls += 1
             tokens_in += call.input_tokens or 0
             tokens_out += call.output_tokens or 0
+            estimated += call.by_tokenizer
             if call.status == PRICED and call.usd is not None:
                 priced.append(call.usd)
             else:
                 counts[call.status] += 1
     usd = math.fsum(priced) if priced or not any(counts.values()) else None
     return ArmCost(model, feedback, cases, calls, tokens_in, tokens_out, usd,
-                   counts[UNPRICED], counts[NO_TOKENS], counts[NOT_RECORDED], dict(passes))
+                   counts[UNPRICED], counts[NO_TOKENS], counts[NOT_RECORDED], dict(passes),
+                   estimated)

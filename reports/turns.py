@@ -205,6 +205,10 @@ def _check_generation(generation: Any, where: str) -> None:
                                   or value < 0):
             raise StatsError(f"{where}: 'generation.{key}' must be null or a non-negative "
                              f"integer, got {value!r}")
+    source = generation.get("token_source")
+    if source is not None and not isinstance(source, str):
+        raise StatsError(f"{where}: 'generation.token_source' must be a string when given, "
+                         f"got {source!r}")
 
 
 def _same_as_last(record: Mapping[str, Any], last: Mapping[str, Any], where: str) -> None:

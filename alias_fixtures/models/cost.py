@@ -27,6 +27,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from reports.schema import TOKENS_FROM_TOKENIZER
+
 __all__ = [
     "PRICES_FILE",
     "CaseUsage",
@@ -37,6 +39,7 @@ __all__ = [
     "Prices",
     "Usage",
     "cost_usd",
+    "counted_by_tokenizer",
     "packaged_prices",
     "price_of",
 ]
@@ -239,25 +242,36 @@ class Usage(Protocol):
     @property
     def output_tokens(self) -> int | None: ...
 
+    @property
+    def token_source(self) -> str | None: ...
+
+
+def counted_by_tokenizer(case: Usage) -> bool:
+    """Whether a tokenizer counted some of the case's tokens (`--alias-tokenizer`)."""
+    return (case.token_source or "").startswith(TOKENS_FROM_TOKENIZER)
+
 
 @dataclass(frozen=True)
 class CaseUsage:
-    """One case's model and token counts (None: the adapter did not report them)."""
+    """One case's model and token counts (None: the adapter did not report them), and where
+    the counts came from (`usage`, `tokenizer:NAME`, or None: not recorded)."""
 
     model: str
     input_tokens: int | None = None
     output_tokens: int | None = None
+    token_source: str | None = None
 
     @classmethod
     def from_json(cls, generation: Mapping[str, Any]) -> CaseUsage:
         """From a record's `generation` (`Generation.to_json()`)."""
         return cls(str(generation["model"]), generation.get("input_tokens"),
-                   generation.get("output_tokens"))
+                   generation.get("output_tokens"), generation.get("token_source"))
 
 
 @dataclass(frozen=True)
 class ModelCost:
-    """The cases of one model: tokens, cost (None: no price), cases without token counts."""
+    """The cases of one model: tokens, cost (None: no price), cases without token counts, and
+    cases whose tokens a tokenizer counted (their cost is an estimate)."""
 
     model: str
     cases: int
@@ -265,12 +279,14 @@ class ModelCost:
     output_tokens: int
     cost_usd: float | None
     cases_without_tokens: int = 0
+    cases_tokenizer_counted: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"model": self.model, "cases": self.cases, "input_tokens": self.input_tokens,
                 "output_tokens": self.output_tokens,
                 "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
-                "cases_without_tokens": self.cases_without_tokens}
+                "cases_without_tokens": self.cases_without_tokens,
+                "cases_tokenizer_counted": self.cases_tokenizer_counted}
 
 
 @dataclass(frozen=True)
@@ -295,8 +311,11 @@ class CostSummary:
             tokens_out = sum(c.output_tokens or 0 for c in counted)
             price = table.price_of(model)
             cost = None if price is None else price.cost_usd(tokens_in, tokens_out)
-            unknown = 0 if price is not None and price.free else len(group) - len(counted)
-            out.append(ModelCost(model, len(group), tokens_in, tokens_out, cost, unknown))
+            billed = price is None or not price.free
+            unknown = len(group) - len(counted) if billed else 0
+            estimated = sum(map(counted_by_tokenizer, counted)) if billed else 0
+            out.append(ModelCost(model, len(group), tokens_in, tokens_out, cost, unknown,
+                                 estimated))
         return cls(tuple(out), table.origin)
 
     @property
@@ -317,6 +336,11 @@ class CostSummary:
         return sum(m.cases_without_tokens for m in self.models if m.cost_usd is not None)
 
     @property
+    def cases_tokenizer_counted(self) -> int:
+        """Priced cases whose tokens a tokenizer counted, not the model (an estimate)."""
+        return sum(m.cases_tokenizer_counted for m in self.models if m.cost_usd is not None)
+
+    @property
     def complete(self) -> bool:
         """Whether `total_usd` covers every case (else it is a lower bound)."""
         return not self.unpriced_models and not self.cases_without_tokens
@@ -325,6 +349,7 @@ class CostSummary:
         return {"total_usd": round(self.total_usd, 6), "complete": self.complete,
                 "cases": self.cases, "unpriced_models": list(self.unpriced_models),
                 "cases_without_tokens": self.cases_without_tokens,
+                "cases_tokenizer_counted": self.cases_tokenizer_counted,
                 "prices": self.prices_origin, "models": [m.to_json() for m in self.models]}
 
     def line(self) -> str:
@@ -335,4 +360,6 @@ class CostSummary:
             text += f"; no price for {', '.join(missing)}"
         if self.cases_without_tokens:
             text += f"; {self.cases_without_tokens} cases without token counts"
+        if self.cases_tokenizer_counted:
+            text += f"; {self.cases_tokenizer_counted} cases with tokens counted by a tokenizer"
         return text + ("" if self.complete else " (a lower bound)")

@@ -15,7 +15,8 @@ feedback turn, the replies and feedback since. Anthropic gets the system prompt 
 rest as `messages` (a blank earlier reply, which it refuses, goes as `EMPTY_REPLY`); OpenAI
 gets them all as `messages`, the system prompt first. A first turn sends what a one-shot run
 sends. Token counts come from the response's `usage`; a server that omits it (some
-OpenAI-compatible ones) leaves them None, as these adapters hold no tokenizer.
+OpenAI-compatible ones) leaves them None, as these adapters hold no tokenizer (with
+`--alias-tokenizer`, `token_count.CountingModel` counts them around the adapter).
 
 Retries are ours (the SDKs get `max_retries=0`): 408/409/429/5xx/529 and connection errors or
 timeouts back off exponentially with jitter, honouring `retry-after(-ms)`, up to `params.retries`;

@@ -83,7 +83,9 @@ class GenerationRequest:
 
 @dataclass(frozen=True)
 class Generation:
-    """What a model returned, with the facts a record keeps."""
+    """What a model returned, with the facts a record keeps. `token_source` says where the
+    token counts came from (`usage`, or `tokenizer:NAME`); None when nothing counted them (an
+    adapter leaves it None, and the record then has no such field)."""
 
     text: str
     model: str
@@ -93,12 +95,14 @@ class Generation:
     output_tokens: int | None = None
     seconds: float = 0.0
     cached: bool = False
+    token_source: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        source = {} if self.token_source is None else {"token_source": self.token_source}
         return {"model": self.model, "finish_reason": self.finish_reason,
                 "truncated": self.truncated, "input_tokens": self.input_tokens,
-                "output_tokens": self.output_tokens, "seconds": round(self.seconds, 3),
-                "cached": self.cached}
+                "output_tokens": self.output_tokens, **source,
+                "seconds": round(self.seconds, 3), "cached": self.cached}
 
 
 class ModelAdapter(Protocol):

@@ -48,6 +48,8 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("feedback", "parse,tlc,names", "feedback levels shown after a failed turn: any of parse, "
      "tlc, names (comma-separated), or none"),
     ("prices", "", "a TOML price table laid over the shipped one, for each turn's cost"),
+    ("tokenizer", "", "a tokenizer (Hugging Face name or local folder; needs transformers) "
+     "that counts the tokens of API replies reporting none, for their cost"),
     ("exposure-half", "", "A or B: the half of the exposure split (seed 20260926) this model "
      "was trained on; written into the run header for the report's Table 2"),
 )
@@ -98,6 +100,7 @@ class Settings:
     turns: int = 1
     feedback: tuple[str, ...] = ("parse", "tlc", "names")
     prices: str = ""
+    tokenizer: str = ""
     behavior_budget: float = DEFAULT_OUTPUT_BUDGET  # seconds; 0: no budget
 
     @property
@@ -147,6 +150,7 @@ def read_settings(config: pytest.Config) -> Settings:
             resume=bool(config.getoption("alias_resume") or config.getini("alias_resume")),
             strict=bool(config.getoption("alias_strict") or config.getini("alias_strict")),
             turns=int(_get(config, "turns")), prices=_get(config, "prices").strip(),
+            tokenizer=_get(config, "tokenizer").strip(),
         )
     except ValueError as exc:
         raise pytest.UsageError(f"ALIAS: bad option value: {exc}") from exc
@@ -165,6 +169,13 @@ def read_settings(config: pytest.Config) -> Settings:
             Prices.load(settings.prices)
         except (PriceFileError, OSError) as exc:
             raise pytest.UsageError(f"--alias-prices: {exc}") from exc
+    if settings.tokenizer:
+        from alias_fixtures.models.token_count import TokenizerError, load_counter
+
+        try:
+            load_counter(settings.tokenizer)
+        except TokenizerError as exc:
+            raise pytest.UsageError(f"--alias-tokenizer: {exc}") from exc
     bad = [c for c in settings.conditions if c not in CONDITIONS]
     if bad or not settings.conditions:
         raise pytest.UsageError(f"--alias-conditions: unknown {bad or 'empty list'}; "

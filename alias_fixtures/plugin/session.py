@@ -145,8 +145,10 @@ class AliasSession:
     def model(self) -> ModelAdapter:
         if self._model is None:
             from alias_fixtures.models.cache import cached_if_remote
+            from alias_fixtures.models.token_count import counted_if_remote
 
-            self._model = cached_if_remote(make_model(self.settings.model, self.params), self.out)
+            adapter = cached_if_remote(make_model(self.settings.model, self.params), self.out)
+            self._model = counted_if_remote(adapter, self.settings.tokenizer)
         return self._model
 
     def variant(self, task_id: str, condition: str) -> tuple[Variant | None, Verification]:
@@ -173,7 +175,8 @@ class AliasSession:
                 "behavior_engine": settings.behavior_engine,
                 "graph_budget": settings.graph_budget,
                 "behavior_budget": settings.behavior_budget, "maps": settings.maps,
-                "style": settings.style, **self._track()}
+                "style": settings.style, **self._track(),
+                **({"tokenizer": settings.tokenizer} if settings.tokenizer else {})}
 
     def _track(self) -> dict[str, Any]:
         """The feedback track's settings for the header (none for a one-shot run)."""
