@@ -95,3 +95,25 @@ def test_an_evaluation_error_of_an_output_without_infinite_sets_still_fails(
         harness: Harness) -> None:
     graded = _grade(harness, _out("x < Max /\\ x' = <<1, 2>>[x + 1]"))
     assert graded.verdict is V.FORWARD_FAIL and graded.code is R.OUTPUT_RUN_FAILS, graded.reason
+
+
+#: right without a bound (x' + 10 is a natural for every natural x'), wrong under one: with
+#: Nat as 0..B, `~(x' + 10 \in Nat)` holds for x' > B - 10 and adds steps the output never takes
+WIDENED = "\\/ x < Max /\\ x' = x + 1\n        \\/ x' \\in Nat /\\ x' # x /\\ ~(x' + 10 \\in Nat)"
+
+
+def test_a_bound_that_would_add_behaviors_decides_nothing(harness: Harness) -> None:
+    graded = _grade(harness, _out(WIDENED))
+    assert graded.verdict is V.UNDECIDED and graded.code is R.INFINITE_SET, graded.reason
+    assert "smaller set allows more" in graded.reason
+    assert "bounded_sets" not in graded.details.get("retries", ())   # not explored bounded
+
+
+def test_the_same_output_bounded_would_fail_spuriously(harness: Harness,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the monotonicity check the bounded graph shows a step the output never takes."""
+    from tlc_harness.behavior.graph_engine import grade as graph_grade
+
+    monkeypatch.setattr(graph_grade, "bound_adds_behaviors", lambda *_: None)
+    graded = _grade(harness, _out(WIDENED))
+    assert graded.verdict is V.FORWARD_FAIL, graded.reason

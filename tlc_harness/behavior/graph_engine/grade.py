@@ -65,6 +65,7 @@ from tlc_harness.behavior.verdicts import (
 )
 from tlc_harness.behavior.wrapper_modules import check_label, forward_wrapper
 from tlc_harness.source.cfg import ModelConfig
+from tlc_harness.source.monotone import bound_adds_behaviors
 from tlc_harness.tools.results import LIMIT_VERDICTS, Verdict
 from tlc_harness.tools.spec import SpecSource
 
@@ -359,6 +360,13 @@ class GraphGrade:
             return self.result(BehaviorVerdict.UNDECIDED, f"the output's run stops at an evaluation "
                                f"error and its specification reads {', '.join(sorted(sets))}, "
                                f"which TLC cannot enumerate and the grade cannot bound here",
+                               Reason.INFINITE_SET)
+        roots = tuple(r for r in (staged.out_init, staged.out_next) if r)
+        widens = bound_adds_behaviors(staged.out_files, roots, sets)
+        if widens:  # a bounded graph may then hold behaviors the output does not have
+            return self.result(BehaviorVerdict.UNDECIDED, f"the output's run stops at an evaluation "
+                               f"error and its specification reads {', '.join(sorted(sets))}, "
+                               f"which a bound would not only restrict: {widens}",
                                Reason.INFINITE_SET)
         self.retried("bounded_sets")
         return self.under(staged, plan, values, const_map, ref_graph, bounds=bounds)
