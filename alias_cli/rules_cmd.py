@@ -26,6 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def registry() -> dict[str, Any]:
     """The registries as plain data."""
+    from tlc_harness.behavior.checks import MAPPING_FREE
     from tlc_harness.behavior.graph_engine.grade import RETRIES
     from tlc_harness.behavior.policy import POLICIES
     from tlc_harness.behavior.rules import RULES
@@ -44,6 +45,7 @@ def registry() -> dict[str, Any]:
             for r in RULES.values()],
         "policies": {name: [s.engine for s in steps] for name, steps in POLICIES.items()},
         "graph_retries": dict(RETRIES),
+        "mapping_free_checks": dict(MAPPING_FREE),
         "verdicts": {v.value: [c.value for c in reasons_of(v)] for v in BehaviorVerdict},
         "reason_codes": {c.value: c.meaning for c in Reason},
         "soundness_classes": {c.value: c.meaning for c in Soundness},
@@ -71,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
     lines += [f"  {name:<10}{' -> '.join(steps)}" for name, steps in data["policies"].items()]
     lines += ["", "Graph engine retries"]
     for name, what in data["graph_retries"].items():
+        lines += [f"  {name}", *_wrap("", what)]
+    lines += ["", "Checks that need no mapping (a reverse failure under any mapping)"]
+    for name, what in data["mapping_free_checks"].items():
         lines += [f"  {name}", *_wrap("", what)]
     lines += ["", "Verdicts and their reason codes"]
     for verdict, codes in data["verdicts"].items():

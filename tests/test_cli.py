@@ -90,6 +90,7 @@ def test_rules_lists_every_rule_policy_and_reason_code(capsys: pytest.CaptureFix
     assert sorted(c for codes in data["verdicts"].values() for c in codes) == sorted(Reason)
     assert list(data["soundness_classes"]) == list(Soundness)
     assert list(data["value_sources"]) == list(ValueSource)
+    assert "initial_states" in data["mapping_free_checks"]
     assert main(["rules"]) == 0
     text = capsys.readouterr().out
     assert all(name in text for name in RULES) and "tlc_forward" in text

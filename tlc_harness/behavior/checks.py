@@ -14,6 +14,19 @@ from dataclasses import dataclass
 
 from tlc_harness.behavior.graphs import StateGraph
 
+#: the checks that hold under any mapping of the output's states onto the reference's, and
+#: decide a reverse failure (`too_few_states`, `halts_sooner`) with the class `mapping_free`
+MAPPING_FREE: dict[str, str] = {
+    "too_small": "on whole graphs: fewer initial states, reachable states or steps between "
+                 "different states than the reference (`checks.too_small`)",
+    "halts_sooner": "on whole graphs: every output behavior stops changing state sooner than "
+                    "some reference behavior (`checks.halts_sooner`)",
+    "initial_states": "where the engines decide nothing: fewer initial states than the "
+                      "reference, each side counted by a TLC run that takes no step, under "
+                      "justified values of the constants the output's Init reads and any "
+                      "admissible value of the others (`graph_engine.initial_states`)",
+}
+
 
 @dataclass(frozen=True)
 class GraphVerdict:

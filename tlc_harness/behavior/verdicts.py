@@ -191,6 +191,7 @@ class ValueSource(enum.StrEnum):
     OUTPUT_ASSUME = "output_assume"
     OPAQUE_TOKEN = "opaque_token"  # noqa: S105 (a source of a value, not a secret)
     UNUSED = "unused"
+    NOT_READ = "not_read"
     BOOLEAN_ROLE = "boolean_role"
     EVERY_VALUE = "every_value"
     VALUES_TRIED = "values_tried"
@@ -214,6 +215,8 @@ _SOURCES = {
     _S.OUTPUT_ASSUME: "the output's own `ASSUME C = value`",
     _S.OPAQUE_TOKEN: "a constant used only as a symbol: a model value of its own name",
     _S.UNUSED: "no module uses it: any value will do",
+    _S.NOT_READ: "the check the verdict rests on does not read it (the output's Init, for "
+                 "its initial states): the verdict holds for every admissible value",
     _S.BOOLEAN_ROLE: "the value of a reference BOOLEAN constant it stands for",
     _S.EVERY_VALUE: "every admissible value was graded, with one verdict (a BOOLEAN; a "
                     "number standing for a reference model value; a number the output's "

@@ -9,6 +9,7 @@ only at that column), following the zero-argument definitions that are conjuncti
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -202,26 +203,51 @@ _INFINITE = {"nat_number_set": "Nat", "int_number_set": "Int", "real_number_set"
 _SEQUENCES = "Seq"  # `Seq(S)`, the Sequences module's set of all finite sequences over S
 
 
-def infinite_sets(files: Mapping[str, str], roots: tuple[str, ...]) -> frozenset[str]:
-    """The infinite standard sets (`Nat`, `Int`, `Real`, `STRING`, and `Seq` unless a module
-    defines its own) written in the definitions `roots` name or use, followed through the
-    modules' top-level definitions (an invariant that no root uses does not count)."""
+def _closure(files: Mapping[str, str], roots: tuple[str, ...]) -> Iterator[tuple[Node, bytes]]:
+    """Every syntax node of the definitions `roots` name or use, followed through the modules'
+    top-level definitions, each with its module's bytes."""
     defs = top_definitions(files)
-    found: set[str] = set()
     todo, seen = [r for r in roots if r in defs], set(roots)
     while todo:
         body, src, _ = defs[todo.pop()]
         stack = [body]
         while stack:
             node = stack.pop()
-            if node.type in _INFINITE:
-                found.add(_INFINITE[node.type])
-            elif node.type == "identifier_ref":
+            yield node, src
+            if node.type == "identifier_ref":
                 name = _text(src, node)
-                if name == _SEQUENCES and name not in defs:
-                    found.add(name)
-                elif name in defs and name not in seen:
+                if name in defs and name not in seen:
                     seen.add(name)
                     todo.append(name)
             stack.extend(node.children)
+
+
+def infinite_sets(files: Mapping[str, str], roots: tuple[str, ...]) -> frozenset[str]:
+    """The infinite standard sets (`Nat`, `Int`, `Real`, `STRING`, and `Seq` unless a module
+    defines its own) written in the definitions `roots` name or use, followed through the
+    modules' top-level definitions (an invariant that no root uses does not count)."""
+    defs = top_definitions(files)
+    found: set[str] = set()
+    for node, src in _closure(files, roots):
+        if node.type in _INFINITE:
+            found.add(_INFINITE[node.type])
+        elif node.type == "identifier_ref" and _text(src, node) == _SEQUENCES \
+                and _SEQUENCES not in defs:
+            found.add(_SEQUENCES)
     return frozenset(found)
+
+
+def names_read(files: Mapping[str, str], roots: tuple[str, ...]) -> frozenset[str]:
+    """Every name the definitions `roots` name or use write, followed through the modules'
+    top-level definitions: the constants and variables among them are those the roots read
+    (an operator of an instantiated module, `M!Op`, is not followed: see `instantiates`)."""
+    return frozenset(_text(src, node) for node, src in _closure(files, roots)
+                     if node.type == "identifier_ref")
+
+
+def instantiates(files: Mapping[str, str]) -> bool:
+    """Whether a module of `files` instantiates one of them (`M == INSTANCE N`, `INSTANCE N
+    WITH ...`); a standard module (`INSTANCE TLC`) reads none of their constants."""
+    own = {name[:-4] for name in files if name.endswith(".tla")}
+    return any(hit in own for name, text in files.items() if name.endswith(".tla")
+               for hit in re.findall(r"\bINSTANCE\s+(\w+)", blank_comments(text)))

@@ -14,9 +14,8 @@ details (`retries`), in order.
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -25,7 +24,7 @@ from tlc_harness.behavior.checks import halts_sooner, too_small
 from tlc_harness.behavior.graph_engine.bounds import Bounds, bounds_for
 from tlc_harness.behavior.graph_engine.confirm import confirm
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan, plan_constants
-from tlc_harness.behavior.graph_engine.constant_values import as_model_values, carried_overrides
+from tlc_harness.behavior.graph_engine.constant_values import as_model_values
 from tlc_harness.behavior.graph_engine.cuts import cut_seed, failing_mapping, same_mapping
 from tlc_harness.behavior.graph_engine.describe import (
     counterexample_details,
@@ -40,6 +39,7 @@ from tlc_harness.behavior.graph_engine.output_graph import (
     OutputModel,
     output_budget,
     output_model,
+    uncarried_overrides,
 )
 from tlc_harness.behavior.graphs import Exploration, StateGraph, explore, graph_cache
 from tlc_harness.behavior.inference import Inferred, infer, plain_failure
@@ -51,10 +51,8 @@ from tlc_harness.behavior.staging import (
     CfgValues,
     Staged,
     constant_values,
-    out_name,
     stage_output,
     uncovered,
-    value_overrides,
 )
 from tlc_harness.behavior.verdicts import (
     FAILURES,
@@ -178,14 +176,7 @@ class GraphGrade:
                                f"({ref_graph.verdict}: {ref_graph.detail[:200]})",
                                Reason.REFERENCE_FAILS)
         self.facts["reference_states"] = len(ref_graph.graph)
-        # cfg entries that give a reference definition a value (a name the reference's modules
-        # never write, such as `r1 = r1` beside `Replicas = {r1, ...}`, only names a model value)
-        carried = carried_overrides(ref, staged, values)
-        overrides = sorted({*(n for n in values.via_ref
-                              if out_name(ref, staged, n) not in carried),
-                            *(n for n, _ in values.qualified),
-                            *(n for n, _, _ in value_overrides(ref, staged)
-                              if _written(ref.files, n))})
+        overrides = uncarried_overrides(ref, staged, values)
         plan = plan_constants(ref, staged, values)
         first = None if plan.groups else self.no_constants(staged)
         guessed_ok: BehaviorResult | None = None
@@ -637,12 +628,6 @@ def _with_sources(graded: BehaviorResult, plan: ConstantPlan, const_map: dict[st
     if not const_map:
         return graded
     return replace(graded, details={**graded.details, "constants": plan.sources(const_map)})
-
-
-def _written(files: Mapping[str, str], name: str) -> bool:
-    """Whether a reference module writes `name` anywhere."""
-    word = re.compile(rf"\b{re.escape(name)}\b")
-    return any(word.search(text) for file, text in files.items() if file.endswith(".tla"))
 
 
 def _exhaustive(plan: ConstantPlan, group: tuple[dict[str, str], ...]) -> list[str]:

@@ -4,6 +4,7 @@ state budget."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tlc_harness.behavior.graph_engine.constant_values import carried_overrides
@@ -11,6 +12,7 @@ from tlc_harness.behavior.staging import (
     CfgValues,
     Reference,
     Staged,
+    out_name,
     out_value_override,
     outside_values,
     value_overrides,
@@ -69,3 +71,20 @@ def output_budget(ref_states: int, budget: int) -> int:
     """The distinct states the output's graph may have: `OUTPUT_FACTOR` times the reference's
     (at least `OUTPUT_FLOOR`), at most `OUTPUT_CAP` times the engine's budget."""
     return min(OUTPUT_CAP * budget, max(OUTPUT_FACTOR * ref_states, OUTPUT_FLOOR))
+
+
+def uncarried_overrides(ref: Reference, staged: Staged, values: CfgValues) -> list[str]:
+    """The reference's names its cfg gives by definition (`Op <- Def`, `Op <- [M]Def`, and
+    `Op = v` for an operator its modules write) that the output's own run does not carry:
+    a grade on that run alone leaves them out. (A name the reference's modules never write,
+    such as `r1 = r1` beside `Replicas = {r1, ...}`, only names a model value.)"""
+    carried = carried_overrides(ref, staged, values)
+    return sorted({*(n for n in values.via_ref if out_name(ref, staged, n) not in carried),
+                   *(n for n, _ in values.qualified),
+                   *(n for n, _, _ in value_overrides(ref, staged) if _written(ref.files, n))})
+
+
+def _written(files: Mapping[str, str], name: str) -> bool:
+    """Whether a reference module writes `name` anywhere."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    return any(word.search(text) for file, text in files.items() if file.endswith(".tla"))

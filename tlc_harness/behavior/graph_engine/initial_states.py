@@ -1,0 +1,136 @@
+"""A check that needs no mapping and no graph: the output has fewer initial states than the
+reference.
+
+Under any mapping of the output's states onto the reference's, every reference behavior must
+be the image of an output behavior, so every initial reference state the image of an initial
+output state: an output with fewer initial states cannot refine the reference in reverse,
+whatever the mapping. Both counts come from TLC runs whose next-state action takes no step
+(`AliasNoStep == FALSE /\\ UNCHANGED vars`), the reference's under its own model (CONSTRAINT included, as the
+graphs count it).
+
+The output's initial states depend only on the constants its Init reads. Those must have
+justified values (`ConstantPlan.sources`; paired by name or by use where pairings are
+ambiguous); any other constant takes any value the output's ASSUMEs admit, and the verdict
+holds for every value of it (source `not_read`). So this check decides where the engines
+cannot: an output with a free parameter its Init never reads, a reference whose CONSTRAINT
+cuts the output's graph, graphs over budget. It runs only on a verdict the engines left
+undecided (`engine._graded`); on a decided one it could only add a second reason.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import Any
+
+from tlc_harness.behavior.graph_engine.constant_maps import plan_constants
+from tlc_harness.behavior.graph_engine.output_graph import output_model, uncarried_overrides
+from tlc_harness.behavior.graphs import explore, graph_cache
+from tlc_harness.behavior.policy import Job
+from tlc_harness.behavior.soundness import by_name
+from tlc_harness.behavior.staging import (
+    Staged,
+    constant_values,
+    out_name,
+    safety_parts,
+    stage_output,
+    uncovered,
+)
+from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason, ValueSource
+from tlc_harness.source.formulas import instantiates, names_read
+from tlc_harness.tools.spec import SpecSource
+
+NO_STEP = "AliasNoStep"
+MAX_RUNS = 4  # output runs (maps of the constants Init does not read) before giving up
+
+
+def fewer_initial_states(job: Job, before: BehaviorResult) -> BehaviorResult | None:
+    """A mapping-free reverse failure (`too_few_states`) when the output has fewer initial
+    states than the reference under justified values of the constants its Init reads; None
+    when it has as many, or the check cannot be made (see the module's docstring)."""
+    started = time.monotonic()
+    ref, options = job.ref, job.options
+    values, unsupported = constant_values(ref)
+    if uncovered(ref) or unsupported:
+        return None
+    staged = stage_output(job.out_files, job.out_main, ref)
+    ref_init = ref.cfg.init or (safety_parts(ref) or (None, None))[0]
+    if staged.out_init is None or ref_init is None or not staged.out_shape.variables \
+            or not staged.ref_shape.variables:
+        return None
+    read = _read_by_init(staged)
+    carried_not = {out_name(ref, staged, n) or n for n in uncarried_overrides(ref, staged, values)}
+    if read & carried_not:
+        return None  # Init reads a name the reference's cfg redefines and the run cannot carry
+    theirs = explore(job.harness, SpecSource(ref.main, dict(ref.files)),
+                     replace(ref.cfg, specification=None, init=ref_init, next=NO_STEP),
+                     tlc_args=ref.tlc_args, budget=options.budget, timeout=options.timeout,
+                     cache=graph_cache(options.cache),
+                     definitions=(_no_step(staged.ref_shape.variables),))
+    if theirs.graph is None:
+        return None
+    ref_count = len(set(theirs.graph.initial))
+    runs, tried = theirs.tlc_runs, 0
+    plan = plan_constants(ref, staged, values)
+    seen: set[tuple[tuple[str, str], ...]] = set()
+    for const_map in (m for group in plan.groups for m in group):
+        sources = plan.sources(const_map)
+        fixed = {g: c for g, c in sources.items() if g in read}
+        if any(not ValueSource(c["source"]).justified for c in fixed.values()) or \
+                (plan.pairings > 1 and not by_name(fixed)):
+            continue
+        key = tuple(sorted((g, const_map[g]) for g in fixed))
+        if key in seen:  # the same values for Init; another map of the rest only if rejected
+            continue
+        if tried == MAX_RUNS:
+            break
+        model = output_model(ref, staged, plan.values, const_map)
+        tried += 1
+        mine = explore(job.harness, SpecSource(staged.out_main, staged.out_files),
+                       replace(model.cfg, specification=None, init=staged.out_init,
+                               next=NO_STEP),
+                       budget=options.budget, timeout=options.timeout,
+                       definitions=(*model.definitions, _no_step(staged.out_shape.variables)))
+        runs += mine.tlc_runs
+        if mine.verdict == "assumption_failed":
+            continue  # the ASSUMEs reject a value of a constant Init does not read: another
+        seen.add(key)
+        if mine.graph is None:
+            continue
+        out_count = len(set(mine.graph.initial))
+        if out_count >= ref_count:
+            return None
+        constants: dict[str, dict[str, Any]] = {
+            g: fixed.get(g) or {"value": sources[g]["value"], "from": None,
+                                "source": ValueSource.NOT_READ.value}
+            for g in sources}
+        return BehaviorResult(
+            BehaviorVerdict.REVERSE_FAIL, None,
+            f"the output has {out_count} initial state(s), the reference {ref_count}: under any "
+            f"mapping of the output's states onto the reference's, some initial reference "
+            f"state is the image of no initial output state"
+            + (f" (whatever the values of {', '.join(sorted(set(sources) - set(fixed)))}, "
+               f"which the output's Init does not read)" if set(sources) - set(fixed) else ""),
+            before.seconds + time.monotonic() - started, tlc_runs=before.tlc_runs + runs,
+            engine=before.engine, code=Reason.TOO_FEW_STATES,
+            details={"constants": constants, "mapping_free_check": "initial_states",
+                     "initial_states": {"output": out_count, "reference": ref_count},
+                     "instead_of": {"verdict": before.verdict.value,
+                                    "code": before.code.value if before.code else None,
+                                    "reason": before.reason}})
+    return None
+
+
+def _no_step(variables: tuple[str, ...]) -> str:
+    """A next-state action that takes no step (TLC refuses a constant one, `FALSE`)."""
+    return f"{NO_STEP} == FALSE /\\ UNCHANGED <<{', '.join(variables)}>>"
+
+
+def _read_by_init(staged: Staged) -> frozenset[str]:
+    """The output's names its Init reads; all its constants where a module instantiates
+    another of its modules (an instance's operators are not followed)."""
+    assert staged.out_init is not None
+    read = names_read(staged.out_files, (staged.out_init,))
+    if instantiates(staged.out_files):
+        return read | frozenset(staged.out_shape.constants)
+    return read
