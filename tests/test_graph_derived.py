@@ -81,3 +81,48 @@ def test_an_observable_recomputed_while_the_outputs_own_goes_unread_is_no_ok(
     graded = grade_behavior(harness, ref, {"Other.tla": timely}, "Other",
                             BehaviorOptions(engine="graphs", timeout=120))
     assert graded.verdict is BehaviorVerdict.OK, graded.reason
+
+
+# ------------------------------------- an observable read from the output's own variable of its name
+LOCK = """---- MODULE Lock ----
+CONSTANT Procs
+VARIABLES pc, lock
+Init == lock = 1 /\\ pc = [p \\in Procs |-> "idle"]
+Acquire(p) == pc[p] = "idle" /\\ lock = 1 /\\ lock' = 0 /\\ pc' = [pc EXCEPT ![p] = "cs"]
+Release(p) == pc[p] = "cs" /\\ lock' = 1 /\\ pc' = [pc EXCEPT ![p] = "idle"]
+Next == \\E p \\in Procs : Acquire(p) \\/ Release(p)
+Spec == Init /\\ [][Next]_<<pc, lock>>
+====
+"""
+#: the lock holds the process that has it, or "free": more values than the reference's 0/1
+HOLDER = LOCK.replace("Lock", "Other").replace("lock = 1 /\\ pc", 'lock = "free" /\\ pc') \
+    .replace("lock = 1 /\\ lock' = 0", "lock = \"free\" /\\ lock' = p") \
+    .replace("lock' = 1 /\\ pc'", "lock' = \"free\" /\\ pc'")
+
+
+def _lock_grade(harness: Harness, out: str):  # type: ignore[no-untyped-def]
+    ref = Reference("Lock", {"Lock.tla": LOCK}, ModelConfig(
+        constants=(("Procs", "{p1, p2}"), ("p1", "p1"), ("p2", "p2")), specification="Spec",
+        check_deadlock=False))
+    return grade_behavior(harness, ref, {"Other.tla": out}, "Other",
+                          BehaviorOptions(engine="graphs", timeout=120))
+
+
+def test_an_observable_the_outputs_own_variable_determines_is_read_from_it(
+        harness: Harness) -> None:
+    graded = _lock_grade(harness, HOLDER)
+    assert graded.verdict is BehaviorVerdict.OK, graded.reason
+    assert "[lock]" in graded.mapping["variables"]["lock"]  # a table over the output's own lock
+
+
+def test_an_own_variable_that_does_not_determine_the_observable_is_not_read(
+        harness: Harness) -> None:
+    # the output's lock says "free" one step too late (after release the process waits in
+    # "out" with the lock still held): the reference's lock is computed from pc, not read
+    late = HOLDER.replace("lock' = \"free\" /\\ pc' = [pc EXCEPT ![p] = \"idle\"]",
+                          "lock' = lock /\\ pc' = [pc EXCEPT ![p] = \"out\"]") \
+        .replace("Next == \\E p \\in Procs : Acquire(p) \\/ Release(p)",
+                 "Leave(p) == pc[p] = \"out\" /\\ lock' = \"free\" /\\ pc' = [pc EXCEPT ![p] = \"idle\"]\n"
+                 "Next == \\E p \\in Procs : Acquire(p) \\/ Release(p) \\/ Leave(p)")
+    graded = _lock_grade(harness, late)
+    assert graded.verdict is not BehaviorVerdict.OK, graded.reason

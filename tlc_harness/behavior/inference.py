@@ -41,7 +41,16 @@ from tlc_harness.behavior.translation import (
     index_shifts,
     loose_table,
 )
-from tlc_harness.behavior.values import FALSE, TRUE, Fn, Value, kind_of, to_tla, translate
+from tlc_harness.behavior.values import (
+    FALSE,
+    TRUE,
+    Fn,
+    ModelValue,
+    Value,
+    kind_of,
+    to_tla,
+    translate,
+)
 from tlc_harness.behavior.verdicts import BehaviorVerdict
 
 MAX_NODES = 20_000        # partial assignments tried
@@ -58,6 +67,9 @@ class Choice:
     table: Table
     image: tuple[Value, ...]            # the part's value per G state
     derived_from: tuple[int, ...] = ()  # for a derived part: indexes of the parts it reads
+    #: for a derived part: the output's own variable of its name, which determines it and
+    #: which it is read from through a lookup table (`_own_lookup`)
+    lookup: Feature | None = None
 
 
 @dataclass
@@ -363,6 +375,10 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
         choice = _derive(search, part, assigned, r_keys, g_keys)
         if choice is None:
             return None
+        own = _own_lookup(part, choice, feats, used)
+        if own is not None and own.lookup is not None:
+            choice = own
+            used |= own.lookup.uses
         chosen[id(part)] = choice
     search.full += 1
     image = _image(search, roots, chosen)
@@ -385,6 +401,29 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
             search.passed_forward = found
         return None
     return found
+
+
+def _own_lookup(part: Part, derived: Choice, feats: list[Feature], used: set[str]
+                ) -> Choice | None:
+    """A derived variable of R read from the output's own variable of its name (case aside),
+    through a lookup table, where that variable, unread so far, determines it: the same
+    image as `derived`, which computes it from other parts (the output's `lock` holding the
+    process that has it where R's holds 0 or 1). None where there is no such variable, it
+    does not determine the part, or its values mix kinds TLC cannot compare."""
+    if "." in part.path or "[" in part.path:
+        return None
+    for feat in feats:
+        if feat.depth or feat.expr.lower() != part.path.lower() or feat.uses & used:
+            continue
+        table: dict[Value, Value] = {}
+        for g_value, r_value in zip(feat.column, derived.image, strict=True):
+            if table.setdefault(g_value, r_value) != r_value:
+                return None
+        if len(table) > MAX_TABLE or len({kind_of(v) for v in table
+                                          if not isinstance(v, ModelValue)}) > 1:
+            return None
+        return Choice(None, {}, derived.image, lookup=feat)
+    return None
 
 
 def recomputed(derived: Sequence[Part], hidden: Sequence[str]) -> tuple[str, ...]:
@@ -450,6 +489,11 @@ def _text(part: Part, chosen: dict[int, Choice], assigned: list[tuple[Part, Choi
     if choice.feature is not None:
         texts.model_values |= choice.feature.model_values
         return texts.translated(choice.feature.expr, choice.feature.values(), choice.table)
+    if choice.lookup is not None:
+        texts.model_values |= choice.lookup.model_values
+        table = dict(zip(choice.lookup.column, choice.image, strict=True))
+        name = texts.table(f"AliasD{len(texts.definitions) + 1}", list(table.items()))
+        return f"{name}[{choice.lookup.expr}]"
     sources = [assigned[i] for i in choice.derived_from]
     if not sources:  # the part never changes
         return to_tla(part.column[0])
