@@ -208,6 +208,33 @@ def test_a_boolean_swept_for_every_value_and_an_unused_constant_say_so() -> None
     assert plan.sources(group[0], ["Debug"])["Debug"]["source"] == "every_value"
 
 
+#: the reference's counter with a bound only its own invariant reads
+BOUNDED = COUNTER.replace("Counter", "Other").replace(
+    "CONSTANTS Max, Step", "CONSTANTS Max, Step, Limit").replace(
+    "====", "TypeOK == x \\in 0..Limit\n====")
+
+
+def test_a_constant_only_an_invariant_reads_takes_any_value() -> None:
+    plan = _plan(BOUNDED)
+    assert plan.sources(plan.groups[0][0])["Limit"]["source"] == "not_read"
+    # read by Next, or named by an ASSUME, it is a free parameter again
+    in_next = BOUNDED.replace("x + Step <= Max", "x + Step <= Max /\\ x < Limit")
+    assumed = BOUNDED.replace("VARIABLE x", "ASSUME Limit \\in Nat\nVARIABLE x")
+    for out in (in_next, assumed):
+        plan = _plan(out)
+        assert all(plan.sources(m)["Limit"]["source"] != "not_read"
+                   for group in plan.groups for m in group)
+
+
+def test_an_output_whose_extra_constant_only_an_invariant_reads_is_graded(
+        harness: Harness) -> None:
+    graded = _grade(harness, BOUNDED)
+    assert graded.verdict is V.OK and graded.soundness is S.JUSTIFIED, graded.reason
+    assert graded.details["constants"]["Limit"]["source"] == "not_read"
+    wrong = _grade(harness, BOUNDED.replace("x = 0", "x \\in {0, 1}"))
+    assert wrong.verdict is V.FORWARD_FAIL and wrong.soundness is S.JUSTIFIED, wrong.reason
+
+
 def test_assumed_equalities_are_read_from_every_assume_and_never_from_comments() -> None:
     module = """---- MODULE M ----
 CONSTANTS N, Hours, M, K

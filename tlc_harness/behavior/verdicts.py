@@ -215,8 +215,9 @@ _SOURCES = {
     _S.OUTPUT_ASSUME: "the output's own `ASSUME C = value`",
     _S.OPAQUE_TOKEN: "a constant used only as a symbol: a model value of its own name",
     _S.UNUSED: "no module uses it: any value will do",
-    _S.NOT_READ: "the check the verdict rests on does not read it (the output's Init, for "
-                 "its initial states): the verdict holds for every admissible value",
+    _S.NOT_READ: "neither the output's specification nor any ASSUME reads it (an "
+                 "invariant's bound), or the check the verdict rests on does not (the output's "
+                 "Init, for its initial states): the verdict holds for every admissible value",
     _S.BOOLEAN_ROLE: "the value of a reference BOOLEAN constant it stands for",
     _S.EVERY_VALUE: "every admissible value was graded, with one verdict (a BOOLEAN; a "
                     "number standing for a reference model value; a number the output's "

@@ -245,6 +245,22 @@ def names_read(files: Mapping[str, str], roots: tuple[str, ...]) -> frozenset[st
                      if node.type == "identifier_ref")
 
 
+def assumed_names(files: Mapping[str, str]) -> frozenset[str]:
+    """Every name the modules' top-level ASSUMEs write, followed through the definitions
+    they use (`ASSUME Valid(Max)` reads what `Valid` reads)."""
+    direct = {_text(src, node) for unit, src in _units(files) if unit.type == "assumption"
+              for node in _descendants(unit) if node.type == "identifier_ref"}
+    return frozenset(direct) | names_read(files, tuple(sorted(direct)))
+
+
+def _descendants(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(node.children)
+
+
 def instantiates(files: Mapping[str, str]) -> bool:
     """Whether a module of `files` instantiates one of them (`M == INSTANCE N`, `INSTANCE N
     WITH ...`); a standard module (`INSTANCE TLC`) reads none of their constants."""

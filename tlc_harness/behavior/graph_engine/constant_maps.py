@@ -26,7 +26,13 @@ from tlc_harness.behavior.graph_engine.constant_values import (
 from tlc_harness.behavior.search import assignments, named_alike, used_alike, value_type
 from tlc_harness.behavior.staging import CfgValues, Reference, Staged
 from tlc_harness.behavior.verdicts import ValueSource
-from tlc_harness.source.formulas import assumed_equalities, assumed_memberships
+from tlc_harness.source.formulas import (
+    assumed_equalities,
+    assumed_memberships,
+    assumed_names,
+    instantiates,
+    names_read,
+)
 from tlc_harness.source.identifiers import analyze_module
 
 MAX_CONSTANT_MAPS = 3     # constant maps explored before giving up
@@ -57,6 +63,9 @@ class ConstantPlan:
     #: of its constants (`Cardinality(Procs)`, `1..N`) and PlusCal's set of processes `ProcSet`
     typed_values: Mapping[str, str] = field(default_factory=dict)
     out_types: Mapping[str, str] = field(default_factory=dict)
+    #: output constants the output's specification never reads (an invariant's, a
+    #: constraint's) and no ASSUME names: any value gives the same behaviors (`UNUSED`)
+    unread: frozenset[str] = frozenset()
     #: output constants used only as symbols, each a model value of its own name
     symbols: frozenset[str] = frozenset()
     #: numeric output constants where the reference has a model value: each number is tried
@@ -97,7 +106,7 @@ class ConstantPlan:
             elif g in tried:
                 source = ValueSource.VALUES_TRIED
             elif r == UNUSED:
-                source = ValueSource.UNUSED
+                source = ValueSource.NOT_READ if g in self.unread else ValueSource.UNUSED
             elif g in self.assumed:
                 source = ValueSource.OUTPUT_ASSUME
             elif g in self.symbols:
@@ -160,6 +169,10 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
     usable = tuple(c for c in ref_consts if c in literals)
     # an unused constant named as a reference constant keeps it (no other takes it)
     unused = unused_constants(staged.out_files, out_consts) - set(usable)
+    # so does one the specification never reads (an invariant's bound): any value will do,
+    # unless an ASSUME names it (that value must then be one the ASSUME admits)
+    unread = not_read_by_spec(staged) - set(usable) - unused
+    unused |= unread
     # a BOOLEAN constant named as a reference constant means it: it keeps its value
     types = dict(staged.ref_shape.types)
     booleans = tuple(c for c in out_consts if c not in unused and c not in usable
@@ -222,7 +235,8 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
                     used_alike=frozenset(used_alike(out_consts, usable, *roles, out_types,
                                                     dict(staged.ref_shape.types))),
                     own_name_definitions=frozenset(own_names), typed_values=typed_values,
-                    out_types=out_types, symbols=frozenset(symbols))
+                    out_types=out_types, symbols=frozenset(symbols),
+                    unread=frozenset(unread))
     if not maps:
         return facts(groups=(), values=replace(values, literals=literals))
     literals.update({"TRUE": "TRUE", "FALSE": "FALSE", UNUSED: UNUSED, **symbols})
@@ -270,6 +284,18 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
                  standing=frozenset(standing_all), enumerated=frozenset(enumerated_all),
                  booleans=booleans,
                  ref_booleans=ref_booleans, pairings=len(bases))
+
+
+def not_read_by_spec(staged: Staged) -> set[str]:
+    """The output's constants that neither its specification (the formula TLC runs, its
+    Init and Next, and the definitions they use) nor any ASSUME reads: a constant only an
+    invariant or a constraint of the output's own uses. None where a module instantiates
+    another of the output's (an instance's operators are not followed)."""
+    if instantiates(staged.out_files):
+        return set()
+    roots = tuple(r for r in (staged.out_spec, staged.out_init, staged.out_next) if r)
+    read = names_read(staged.out_files, roots) | assumed_names(staged.out_files)
+    return {c for c in staged.out_shape.constants if c not in read}
 
 
 def swept_numbers(ref: Reference, literals: Mapping[str, str]) -> tuple[str, ...]:
