@@ -217,13 +217,17 @@ BOUNDED = COUNTER.replace("Counter", "Other").replace(
 def test_a_constant_only_an_invariant_reads_takes_any_value() -> None:
     plan = _plan(BOUNDED)
     assert plan.sources(plan.groups[0][0])["Limit"]["source"] == "not_read"
-    # read by Next, or named by an ASSUME, it is a free parameter again
-    in_next = BOUNDED.replace("x + Step <= Max", "x + Step <= Max /\\ x < Limit")
-    assumed = BOUNDED.replace("VARIABLE x", "ASSUME Limit \\in Nat\nVARIABLE x")
-    for out in (in_next, assumed):
-        plan = _plan(out)
-        assert all(plan.sources(m)["Limit"]["source"] != "not_read"
-                   for group in plan.groups for m in group)
+    # read by Next, it is a free parameter again
+    plan = _plan(BOUNDED.replace("x + Step <= Max", "x + Step <= Max /\\ x < Limit"))
+    assert all(plan.sources(m)["Limit"]["source"] != "not_read"
+               for group in plan.groups for m in group)
+    # named by an ASSUME, it takes values as any constant does (one the ASSUME must admit),
+    # and whichever it takes is no guess
+    plan = _plan(BOUNDED.replace("VARIABLE x", "ASSUME Limit \\in Nat\nVARIABLE x"))
+    assert all(plan.sources(m)["Limit"] == {**plan.sources(m)["Limit"], "source": "not_read",
+                                            "named_by_assume": True}
+               for group in plan.groups for m in group)
+    assert all("Limit" not in plan.guessed(m) for group in plan.groups for m in group)
 
 
 def test_an_output_whose_extra_constant_only_an_invariant_reads_is_graded(
@@ -233,6 +237,26 @@ def test_an_output_whose_extra_constant_only_an_invariant_reads_is_graded(
     assert graded.details["constants"]["Limit"]["source"] == "not_read"
     wrong = _grade(harness, BOUNDED.replace("x = 0", "x \\in {0, 1}"))
     assert wrong.verdict is V.FORWARD_FAIL and wrong.soundness is S.JUSTIFIED, wrong.reason
+    # an ASSUME on it admits the value it takes: the same verdicts
+    typed = BOUNDED.replace("VARIABLE x", "ASSUME Limit \\in Nat /\\ Limit > 0\nVARIABLE x")
+    graded = _grade(harness, typed)
+    assert graded.verdict is V.OK and graded.soundness is S.JUSTIFIED, graded.reason
+    assert graded.details["constants"]["Limit"]["source"] == "not_read"
+    # an ASSUME TLC cannot evaluate on the values tried rejects them: nothing is decided
+    odd = BOUNDED.replace("VARIABLE x", "ASSUME Limit \\subseteq Nat\nVARIABLE x")
+    graded = _grade(harness, odd)
+    assert not graded.verdict.decided, graded.reason
+
+
+def test_an_own_run_failing_under_a_value_an_assume_reads_is_not_decided() -> None:
+    # the ASSUME is evaluated on that value, and may be what stopped the run
+    failed = classify(_result(V.FORWARD_FAIL, R.OUTPUT_RUN_FAILS, constants={
+        "Limit": {**_const("0", ValueSource.NOT_READ, "0"), "named_by_assume": True}}))
+    assert failed.verdict is V.NO_MAPPING and failed.code is R.CONSTANT_UNJUSTIFIED
+    # a constant no ASSUME names is never evaluated: the failure stands
+    plain = classify(_result(V.FORWARD_FAIL, R.OUTPUT_RUN_FAILS, constants={
+        "Limit": _const('"unused"', ValueSource.NOT_READ, '"unused"')}))
+    assert plain.verdict is V.FORWARD_FAIL and plain.soundness is S.JUSTIFIED
 
 
 def test_assumed_equalities_are_read_from_every_assume_and_never_from_comments() -> None:

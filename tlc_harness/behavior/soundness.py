@@ -7,7 +7,8 @@ pairings of the output's constants with the reference's exist, were graded and f
 
 - an `ok` is `justified` when every value is justified (a guessed one makes it `undecided`);
 - a failure with no constants to pair and the output's own run failing is `mapping_free`;
-- a failure under a guessed value is `no_mapping` (`constant_unjustified`);
+- a failure under a guessed value is `no_mapping` (`constant_unjustified`), and so is a
+  failure of the output's own run under a value an ASSUME is evaluated on;
 - a failure under a pairing of constants that is neither by name (the same names, names one
   of which holds the other: `search.named_alike`, or the same role by use:
   `search.used_alike`) nor the only one, while another
@@ -43,7 +44,10 @@ def classify(result: BehaviorResult) -> BehaviorResult:
         return result
     constants: dict[str, dict[str, Any]] = result.details.get("constants") or {}
     sources = {name: ValueSource(c["source"]) for name, c in constants.items()}
-    guessed = sorted(name for name, source in sources.items() if not source.justified)
+    guessed = sorted(name for name, source in sources.items() if not source.justified
+                     # a value an ASSUME is evaluated on may stop the output's own run
+                     or (result.code is Reason.OUTPUT_RUN_FAILS
+                         and constants[name].get("named_by_assume")))
     shown = ", ".join(f"{name} = {constants[name]['value']}" for name in guessed)
     if result.passed:
         if guessed:

@@ -66,6 +66,10 @@ class ConstantPlan:
     #: output constants the output's specification never reads (an invariant's, a
     #: constraint's) and no ASSUME names: any value gives the same behaviors (`UNUSED`)
     unread: frozenset[str] = frozenset()
+    #: output constants the specification never reads but an ASSUME names: paired or guessed
+    #: as any other (their value must be one the ASSUME admits), and any admitted value gives
+    #: the same behaviors, so their values are not guesses (`not_read`, `named_by_assume`)
+    assumed_unread: frozenset[str] = frozenset()
     #: output constants used only as symbols, each a model value of its own name
     symbols: frozenset[str] = frozenset()
     #: numeric output constants where the reference has a model value: each number is tried
@@ -101,7 +105,9 @@ class ConstantPlan:
         guessed = set(self.guessed(const_map))
         found: dict[str, dict[str, Any]] = {}
         for g, r in const_map.items():
-            if g in every_value:
+            if g in self.assumed_unread:
+                source = ValueSource.NOT_READ
+            elif g in every_value:
                 source = ValueSource.EVERY_VALUE
             elif g in tried:
                 source = ValueSource.VALUES_TRIED
@@ -125,6 +131,8 @@ class ConstantPlan:
                 source = ValueSource.REFERENCE_COUNT
             found[g] = {"value": self.values.literals.get(r, r).strip(), "from": r,
                         "source": source.value}
+            if g in self.assumed_unread:
+                found[g]["named_by_assume"] = True
             if source is ValueSource.REFERENCE_CONSTANT and (g, r) in self.alike:
                 found[g]["named_alike"] = True
             if source is ValueSource.REFERENCE_CONSTANT and (g, r) in self.used_alike:
@@ -143,7 +151,7 @@ class ConstantPlan:
         shared = Counter(const_map.values())
         return sorted(g for g, r in const_map.items()
                       if r not in ("TRUE", "FALSE", UNUSED) and g not in self.symbols
-                      and g not in self.assumed
+                      and g not in self.assumed and g not in self.assumed_unread
                       and not (r == g and r in self.own_name_definitions)
                       and not (r in self.typed_values and shared[r] == 1
                                and self.out_types.get(g) == self.typed_values[r]
@@ -171,7 +179,8 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
     unused = unused_constants(staged.out_files, out_consts) - set(usable)
     # so does one the specification never reads (an invariant's bound): any value will do,
     # unless an ASSUME names it (that value must then be one the ASSUME admits)
-    unread = not_read_by_spec(staged) - set(usable) - unused
+    unread, assumed_unread = not_read_by_spec(staged)
+    unread -= set(usable) | unused
     unused |= unread
     # a BOOLEAN constant named as a reference constant means it: it keeps its value
     types = dict(staged.ref_shape.types)
@@ -236,7 +245,7 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
                                                     dict(staged.ref_shape.types))),
                     own_name_definitions=frozenset(own_names), typed_values=typed_values,
                     out_types=out_types, symbols=frozenset(symbols),
-                    unread=frozenset(unread))
+                    unread=frozenset(unread), assumed_unread=frozenset(assumed_unread - unused))
     if not maps:
         return facts(groups=(), values=replace(values, literals=literals))
     literals.update({"TRUE": "TRUE", "FALSE": "FALSE", UNUSED: UNUSED, **symbols})
@@ -286,16 +295,19 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
                  ref_booleans=ref_booleans, pairings=len(bases))
 
 
-def not_read_by_spec(staged: Staged) -> set[str]:
-    """The output's constants that neither its specification (the formula TLC runs, its
-    Init and Next, and the definitions they use) nor any ASSUME reads: a constant only an
-    invariant or a constraint of the output's own uses. None where a module instantiates
-    another of the output's (an instance's operators are not followed)."""
+def not_read_by_spec(staged: Staged) -> tuple[set[str], set[str]]:
+    """The output's constants its specification (the formula TLC runs, its Init and Next,
+    and the definitions they use) never reads: a constant only an invariant or a constraint
+    of the output's own uses; those no ASSUME names either, and those an ASSUME names. None
+    where a module instantiates another of the output's (an instance's operators are not
+    followed)."""
     if instantiates(staged.out_files):
-        return set()
+        return set(), set()
     roots = tuple(r for r in (staged.out_spec, staged.out_init, staged.out_next) if r)
-    read = names_read(staged.out_files, roots) | assumed_names(staged.out_files)
-    return {c for c in staged.out_shape.constants if c not in read}
+    read = names_read(staged.out_files, roots)
+    assumed = assumed_names(staged.out_files)
+    unread = {c for c in staged.out_shape.constants if c not in read}
+    return unread - assumed, unread & assumed
 
 
 def swept_numbers(ref: Reference, literals: Mapping[str, str]) -> tuple[str, ...]:
