@@ -203,23 +203,20 @@ _INFINITE = {"nat_number_set": "Nat", "int_number_set": "Int", "real_number_set"
 _SEQUENCES = "Seq"  # `Seq(S)`, the Sequences module's set of all finite sequences over S
 
 
-def _closure(files: Mapping[str, str], roots: tuple[str, ...]) -> Iterator[tuple[Node, bytes]]:
-    """Every syntax node of the definitions `roots` name or use, followed through the modules'
-    top-level definitions, each with its module's bytes."""
-    defs = top_definitions(files)
+def _closure(defs: Mapping[str, tuple[Node, bytes, int]], roots: tuple[str, ...]
+             ) -> Iterator[tuple[Node, bytes]]:
+    """Every syntax node of the definitions `roots` name or use, followed through the
+    top-level definitions `defs` (`top_definitions`), each with its module's bytes."""
     todo, seen = [r for r in roots if r in defs], set(roots)
     while todo:
         body, src, _ = defs[todo.pop()]
-        stack = [body]
-        while stack:
-            node = stack.pop()
+        for node in _descendants(body):
             yield node, src
             if node.type == "identifier_ref":
                 name = _text(src, node)
                 if name in defs and name not in seen:
                     seen.add(name)
                     todo.append(name)
-            stack.extend(node.children)
 
 
 def infinite_sets(files: Mapping[str, str], roots: tuple[str, ...]) -> frozenset[str]:
@@ -228,7 +225,7 @@ def infinite_sets(files: Mapping[str, str], roots: tuple[str, ...]) -> frozenset
     modules' top-level definitions (an invariant that no root uses does not count)."""
     defs = top_definitions(files)
     found: set[str] = set()
-    for node, src in _closure(files, roots):
+    for node, src in _closure(defs, roots):
         if node.type in _INFINITE:
             found.add(_INFINITE[node.type])
         elif node.type == "identifier_ref" and _text(src, node) == _SEQUENCES \
@@ -241,7 +238,7 @@ def names_read(files: Mapping[str, str], roots: tuple[str, ...]) -> frozenset[st
     """Every name the definitions `roots` name or use write, followed through the modules'
     top-level definitions: the constants and variables among them are those the roots read
     (an operator of an instantiated module, `M!Op`, is not followed: see `instantiates`)."""
-    return frozenset(_text(src, node) for node, src in _closure(files, roots)
+    return frozenset(_text(src, node) for node, src in _closure(top_definitions(files), roots)
                      if node.type == "identifier_ref")
 
 

@@ -301,13 +301,21 @@ def not_read_by_spec(staged: Staged) -> tuple[set[str], set[str]]:
     of the output's own uses; those no ASSUME names either, and those an ASSUME names. None
     where a module instantiates another of the output's (an instance's operators are not
     followed)."""
-    if instantiates(staged.out_files):
-        return set(), set()
-    roots = tuple(r for r in (staged.out_spec, staged.out_init, staged.out_next) if r)
-    read = names_read(staged.out_files, roots)
+    read = read_by(staged, tuple(r for r in (staged.out_spec, staged.out_init,
+                                              staged.out_next) if r))
     assumed = assumed_names(staged.out_files)
     unread = {c for c in staged.out_shape.constants if c not in read}
     return unread - assumed, unread & assumed
+
+
+def read_by(staged: Staged, roots: tuple[str, ...]) -> frozenset[str]:
+    """The output's names the definitions `roots` read, followed through its definitions;
+    every one of its constants as well where a module instantiates another of the output's
+    (an instance's operators are not followed)."""
+    read = names_read(staged.out_files, roots)
+    if instantiates(staged.out_files):
+        return read | frozenset(staged.out_shape.constants)
+    return read
 
 
 def swept_numbers(ref: Reference, literals: Mapping[str, str]) -> tuple[str, ...]:

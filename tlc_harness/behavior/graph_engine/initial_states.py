@@ -23,13 +23,12 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from tlc_harness.behavior.graph_engine.constant_maps import plan_constants
+from tlc_harness.behavior.graph_engine.constant_maps import plan_constants, read_by
 from tlc_harness.behavior.graph_engine.output_graph import output_model, uncarried_overrides
 from tlc_harness.behavior.graphs import explore, graph_cache
 from tlc_harness.behavior.policy import Job
 from tlc_harness.behavior.soundness import by_name
 from tlc_harness.behavior.staging import (
-    Staged,
     constant_values,
     out_name,
     safety_parts,
@@ -37,7 +36,6 @@ from tlc_harness.behavior.staging import (
     uncovered,
 )
 from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason, ValueSource
-from tlc_harness.source.formulas import instantiates, names_read
 from tlc_harness.tools.spec import SpecSource
 
 NO_STEP = "AliasNoStep"
@@ -58,7 +56,7 @@ def fewer_initial_states(job: Job, before: BehaviorResult) -> BehaviorResult | N
     if staged.out_init is None or ref_init is None or not staged.out_shape.variables \
             or not staged.ref_shape.variables:
         return None
-    read = _read_by_init(staged)
+    read = read_by(staged, (staged.out_init,))
     carried_not = {out_name(ref, staged, n) or n for n in uncarried_overrides(ref, staged, values)}
     if read & carried_not:
         return None  # Init reads a name the reference's cfg redefines and the run cannot carry
@@ -124,13 +122,3 @@ def fewer_initial_states(job: Job, before: BehaviorResult) -> BehaviorResult | N
 def _no_step(variables: tuple[str, ...]) -> str:
     """A next-state action that takes no step (TLC refuses a constant one, `FALSE`)."""
     return f"{NO_STEP} == FALSE /\\ UNCHANGED <<{', '.join(variables)}>>"
-
-
-def _read_by_init(staged: Staged) -> frozenset[str]:
-    """The output's names its Init reads; all its constants where a module instantiates
-    another of its modules (an instance's operators are not followed)."""
-    assert staged.out_init is not None
-    read = names_read(staged.out_files, (staged.out_init,))
-    if instantiates(staged.out_files):
-        return read | frozenset(staged.out_shape.constants)
-    return read
