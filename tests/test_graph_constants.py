@@ -226,17 +226,19 @@ Spec == Init /\\ [][Next]_fin
 """
 
 
-@pytest.mark.parametrize(("pluscal", "step", "expected"), [
-    (True, "fin \\cup {p}", "ok"),
-    (True, "Procs", "forward_fail"),  # every process at once
-    (False, "Procs", "no_mapping"),   # a set the reference merely defines: a guess
+@pytest.mark.parametrize(("pluscal", "step", "name", "expected"), [
+    (True, "fin \\cup {p}", "Procs", "ok"),
+    (True, "Procs", "Procs", "forward_fail"),  # every process at once
+    # a set the reference merely defines: its value only where the names pair them
+    (False, "Procs", "Procs", "forward_fail"),
+    (False, "Procs", "Workers", "no_mapping"),  # a guess
 ])
 def test_the_processes_of_a_pluscal_reference_are_its_value(
-        harness: Harness, pluscal: bool, step: str, expected: str) -> None:
+        harness: Harness, pluscal: bool, step: str, name: str, expected: str) -> None:
     text = PLUSCAL_REF.format(algorithm=ALGORITHM if pluscal else "")
     ref = Reference("Two", {"Two.tla": text},
                     parse_cfg("SPECIFICATION Spec\nCHECK_DEADLOCK FALSE\n"))
-    files = {"Out.tla": PROCS_OUT.format(step=step)}
+    files = {"Out.tla": PROCS_OUT.format(step=step).replace("Procs", name)}
     result = grade_behavior(harness, ref, files, "Out", GRAPHS)
     assert result.verdict == expected, result.reason
 

@@ -237,22 +237,29 @@ def formula_parts(text: str, name: str) -> tuple[str, str] | None:
     return (hit.group(1), hit.group(2)) if hit else None
 
 
-TOP_DEFINITION = re.compile(r"^(\w+)\s*(?:\([^()]*\))?\s*==", re.M)
+TOP_DEFINITION = re.compile(r"^(\w+)\s*(?:\(([^()]*)\))?\s*==", re.M)
 
 
 def same_place(ref: Reference, out_files: Mapping[str, str], name: str | None) -> str | None:
     """The output's definition at the place `name` has among R's top-level definitions.
 
-    A renamed copy keeps R's text in order, so its k-th definition is R's k-th; used only when
-    both define equally many operators (a model's own module rarely does)."""
+    A renamed copy keeps R's text in order, so its k-th definition is R's k-th, with as many
+    parameters; used only when both define equally many operators, each with the arity of
+    the other's at its place (a model's own module rarely does)."""
     if not name:
         return None
-    ref_defs = [m.group(1) for text in ref.files.values() for m in TOP_DEFINITION.finditer(text)]
-    out_defs = [m.group(1) for text in out_files.values()
-                for m in TOP_DEFINITION.finditer(text)]
-    if name not in ref_defs or len(ref_defs) != len(out_defs):
+    ref_defs = _top_definitions(ref.files)
+    out_defs = _top_definitions(out_files)
+    names = [n for n, _ in ref_defs]
+    if name not in names or [a for _, a in ref_defs] != [a for _, a in out_defs]:
         return None
-    return out_defs[ref_defs.index(name)]
+    return out_defs[names.index(name)][0]
+
+
+def _top_definitions(files: Mapping[str, str]) -> list[tuple[str, int]]:
+    """Each module's top-level definitions in order, with their numbers of parameters."""
+    return [(m.group(1), len(m.group(2).split(",")) if m.group(2) else 0)
+            for text in files.values() for m in TOP_DEFINITION.finditer(text)]
 
 
 def entry_points(out_shape: SpecShape, out_files: Mapping[str, str], ref: Reference
@@ -336,7 +343,7 @@ def system_model(ref: Reference) -> tuple[Reference, str | None]:
         return ref, None
     inv, nxt = parts
     text = "\n".join(ref.files.values())
-    specs = [name for name in dict.fromkeys(TOP_DEFINITION.findall(text))
+    specs = [name for name in dict.fromkeys(m.group(1) for m in TOP_DEFINITION.finditer(text))
              if formula_parts(text, name) == ("Init", nxt)]
     cfg = (replace(ref.cfg, specification=specs[0], init=None, next=None) if specs
            else replace(ref.cfg, specification=None, init="Init", next=nxt))

@@ -16,6 +16,7 @@ from typing import Any
 from tlc_harness.behavior.graph_engine.constant_values import (
     GUESSED_NUMBERS,
     cardinalities,
+    definition_counts,
     distinct_bases,
     is_literal,
     literal_definitions,
@@ -59,6 +60,13 @@ class ConstantPlan:
     #: constant's own name; any other value (another definition, a cardinality) is a guess
     ref_constants: frozenset[str] = frozenset()
     own_name_definitions: frozenset[str] = frozenset()
+    #: (output constant, reference literal definition) pairs whose names say they are the
+    #: same thing (`Colors` and `Color`, `search.named_alike`): the definition's value is
+    #: the reference's own for that constant
+    alike_definitions: frozenset[tuple[str, str]] = frozenset()
+    #: reference definitions that name a count (`ChameneosID == 1 .. M`) -> that count
+    #: (`1..M`): the definition's value is the count's, justified as the count is
+    definition_counts: Mapping[str, str] = field(default_factory=dict)
     #: values the reference fixes for an output constant of one type, 1:1 -> that type: counts
     #: of its constants (`Cardinality(Procs)`, `1..N`) and PlusCal's set of processes `ProcSet`
     typed_values: Mapping[str, str] = field(default_factory=dict)
@@ -125,7 +133,7 @@ class ConstantPlan:
                 source = ValueSource.GUESSED
             elif r in self.ref_constants:
                 source = ValueSource.REFERENCE_CONSTANT
-            elif r == g and r in self.own_name_definitions:
+            elif (r == g and r in self.own_name_definitions) or (g, r) in self.alike_definitions:
                 source = ValueSource.REFERENCE_DEFINITION
             else:
                 source = ValueSource.REFERENCE_COUNT
@@ -133,7 +141,8 @@ class ConstantPlan:
                         "source": source.value}
             if g in self.assumed_unread:
                 found[g]["named_by_assume"] = True
-            if source is ValueSource.REFERENCE_CONSTANT and (g, r) in self.alike:
+            if (source is ValueSource.REFERENCE_CONSTANT and (g, r) in self.alike) or \
+                    (source is ValueSource.REFERENCE_DEFINITION and (g, r) in self.alike_definitions):
                 found[g]["named_alike"] = True
             if source is ValueSource.REFERENCE_CONSTANT and (g, r) in self.used_alike:
                 found[g]["used_alike"] = True
@@ -148,14 +157,16 @@ class ConstantPlan:
         constant keeps its value only where the names agree). TRUE and FALSE are not guesses
         (each is tried), nor the value of a constant the output never uses, nor the model
         value a symbol takes (`symbol_constants`: any other would do as well)."""
-        shared = Counter(const_map.values())
+        count = {r: self.definition_counts.get(r, r) for r in const_map.values()}
+        shared = Counter(count.values())
         return sorted(g for g, r in const_map.items()
                       if r not in ("TRUE", "FALSE", UNUSED) and g not in self.symbols
                       and g not in self.assumed and g not in self.assumed_unread
                       and not (r == g and r in self.own_name_definitions)
-                      and not (r in self.typed_values and shared[r] == 1
-                               and self.out_types.get(g) == self.typed_values[r]
-                               and counted(r) not in const_map.values())
+                      and not ((g, r) in self.alike_definitions and shared[r] == 1)
+                      and not (count[r] in self.typed_values and shared[count[r]] == 1
+                               and self.out_types.get(g) == self.typed_values[count[r]]
+                               and counted(count[r]) not in const_map.values())
                       and (r not in self.ref_constants or (shared[r] > 1 and r != g)))
 
 
@@ -216,6 +227,8 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
     targets = usable
     own_names: set[str] = set()
     typed_values: dict[str, str] = {}
+    alike_definitions: set[tuple[str, str]] = set()
+    counts_named: dict[str, str] = {}
     if not maps:
         fixed = literal_definitions(ref, set(ref_consts), literals)
         # an output constant function named as a reference operator is that operator
@@ -226,6 +239,12 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
                         and c not in fixed and c not in literals})
         paired = tuple(c for c in paired if c not in symbols)
         own_names = set(fixed) & set(paired)
+        # a literal definition whose name says it is an output constant's thing (`Color`
+        # for `Colors`), or one that names a count (`ChameneosID == 1 .. M`)
+        alike_definitions = {(g, d) for g, d in named_alike(paired, tuple(fixed))
+                             if g not in own_names and d not in own_names
+                             and d not in ref_consts}
+        counts_named = definition_counts(ref, tuple(fixed), literals, usable)
         counts = cardinalities(literals, usable)
         typed_values = {n: value_type(body) for n, body in counts.items()}
         if "ProcSet" in fixed and _is_pluscal(ref):  # the reference's processes
@@ -244,6 +263,8 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
                     used_alike=frozenset(used_alike(out_consts, usable, *roles, out_types,
                                                     dict(staged.ref_shape.types))),
                     own_name_definitions=frozenset(own_names), typed_values=typed_values,
+                    alike_definitions=frozenset(alike_definitions),
+                    definition_counts=counts_named,
                     out_types=out_types, symbols=frozenset(symbols),
                     unread=frozenset(unread), assumed_unread=frozenset(assumed_unread - unused))
     if not maps:

@@ -88,6 +88,24 @@ def cardinalities(literals: Mapping[str, str], constants: tuple[str, ...]) -> di
     return found
 
 
+def definition_counts(ref: Reference, names: Sequence[str], literals: Mapping[str, str],
+                      constants: Sequence[str]) -> dict[str, str]:
+    """The reference definitions among `names` that are, as written, a count of one of its
+    `constants` (`ChameneosID == 1 .. M`, `NumProcs == Cardinality(Procs)`): each name ->
+    that count's name among `cardinalities(literals, constants)`. The value is the count's;
+    the reference only named it."""
+    counts = cardinalities(literals, tuple(constants))
+    found = {}
+    for name in names:
+        body = re.sub(r"\s+", "", definition_body(ref.files, name) or "")
+        hit = re.fullmatch(r"1\.\.\(?(\w+)\)?|Cardinality\((\w+)\)", body)
+        if hit:
+            count = f"1..{hit.group(1)}" if hit.group(1) else f"Cardinality({hit.group(2)})"
+            if count in counts:
+                found[name] = count
+    return found
+
+
 def is_literal(text: str) -> bool:
     """Whether `text` is a plain literal: numbers, strings, booleans, sets, tuples, ranges."""
     return _LITERAL.fullmatch(text.strip()) is not None and \

@@ -77,11 +77,16 @@ def uncarried_overrides(ref: Reference, staged: Staged, values: CfgValues) -> li
     """The reference's names its cfg gives by definition (`Op <- Def`, `Op <- [M]Def`, and
     `Op = v` for an operator its modules write) that the output's own run does not carry:
     a grade on that run alone leaves them out. (A name the reference's modules never write,
-    such as `r1 = r1` beside `Replicas = {r1, ...}`, only names a model value.)"""
+    such as `r1 = r1` beside `Replicas = {r1, ...}`, only names a model value.) A name the
+    output never writes is not one of them: its run has nothing the override could act on,
+    the reference's graph is explored under the reference's cfg, and the confirming wrapper
+    carries the override into the reference's instance (`Faded = Faded` for the reference's
+    `Faded == CHOOSE c : c \notin Color`, where the output keeps a flag of its own)."""
     carried = carried_overrides(ref, staged, values)
-    return sorted({*(n for n in values.via_ref if out_name(ref, staged, n) not in carried),
-                   *(n for n, _ in values.qualified),
-                   *(n for n, _, _ in value_overrides(ref, staged) if _written(ref.files, n))})
+    found = {*(n for n in values.via_ref if out_name(ref, staged, n) not in carried),
+             *(n for n, _ in values.qualified),
+             *(n for n, _, _ in value_overrides(ref, staged) if _written(ref.files, n))}
+    return sorted(n for n in found if _written(staged.out_files, out_name(ref, staged, n) or n))
 
 
 def _written(files: Mapping[str, str], name: str) -> bool:
