@@ -106,3 +106,28 @@ def test_the_reference_is_counted_under_its_constraint(harness: Harness) -> None
     graded = _grade(harness, FREE.replace("on \\in BOOLEAN", "on = TRUE"), bounded)
     assert graded.verdict is V.REVERSE_FAIL and graded.code is R.TOO_FEW_STATES, graded.reason
     assert graded.details["initial_states"] == {"output": 1, "reference": 2}
+
+
+#: the lamp starts on or off as a BOOLEAN parameter says: one initial state for each value
+FLAGGED = FREE.replace("CONSTANTS N, Speed", "CONSTANTS N, Speed, StartOn\n"
+                       "ASSUME StartOn \\in BOOLEAN").replace("on \\in BOOLEAN", "on = StartOn")
+
+
+def test_fewer_initial_states_under_every_value_of_a_boolean_is_a_mapping_free_failure(
+        harness: Harness) -> None:
+    graded = _grade(harness, FLAGGED)
+    assert graded.verdict is V.REVERSE_FAIL and graded.code is R.TOO_FEW_STATES, graded.reason
+    assert graded.soundness is S.MAPPING_FREE
+    assert graded.details["constants"]["StartOn"] == {"value": "FALSE, TRUE", "from": None,
+                                                      "source": "every_value"}
+    assert "every value of StartOn" in graded.reason
+
+
+def test_a_boolean_under_which_the_output_has_as_many_initial_states_decides_nothing(
+        harness: Harness) -> None:
+    # with `Wide` the lamp starts either way, as the reference's does
+    out = FLAGGED.replace("StartOn", "Wide").replace(
+        "on = Wide", "on \\in (IF Wide THEN BOOLEAN ELSE {TRUE})")
+    graded = _grade(harness, out)
+    assert not graded.verdict.decided, graded.reason
+    assert "initial_states" not in graded.details

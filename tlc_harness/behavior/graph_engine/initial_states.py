@@ -10,9 +10,11 @@ graphs count it).
 
 The output's initial states depend only on the constants its Init reads. Those must have
 justified values (`ConstantPlan.sources`; paired by name or by use where pairings are
-ambiguous); any other constant takes any value the output's ASSUMEs admit, and the verdict
-holds for every value of it (source `not_read`). So this check decides where the engines
-cannot: an output with a free parameter its Init never reads, a reference whose CONSTRAINT
+ambiguous), or take every admissible value in turn: a BOOLEAN (`AllYes` choosing every vote)
+or a number its ASSUME bounds to a small set, each value counted, the failure holding under
+every one (source `every_value`). Any other constant takes any value the output's ASSUMEs
+admit, and the verdict holds for every value of it (source `not_read`). So this check decides
+where the engines cannot: an output with a free parameter its Init never reads, a reference whose CONSTRAINT
 cuts the output's graph, graphs over budget. It runs only on a verdict the engines left
 undecided (`engine._graded`); on a decided one it could only add a second reason.
 """
@@ -23,7 +25,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from tlc_harness.behavior.graph_engine.constant_maps import plan_constants, read_by
+from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan, plan_constants, read_by
 from tlc_harness.behavior.graph_engine.output_graph import output_model, uncarried_overrides
 from tlc_harness.behavior.graphs import explore, graph_cache
 from tlc_harness.behavior.policy import Job
@@ -70,53 +72,89 @@ def fewer_initial_states(job: Job, before: BehaviorResult) -> BehaviorResult | N
     ref_count = len(set(theirs.graph.initial))
     runs, tried = theirs.tlc_runs, 0
     plan = plan_constants(ref, staged, values)
-    seen: set[tuple[tuple[str, str], ...]] = set()
-    for const_map in (m for group in plan.groups for m in group):
-        sources = plan.sources(const_map)
-        fixed = {g: c for g, c in sources.items() if g in read}
-        if any(not ValueSource(c["source"]).justified for c in fixed.values()) or \
-                (plan.pairings > 1 and not by_name(fixed)):
-            continue
-        key = tuple(sorted((g, const_map[g]) for g in fixed))
-        if key in seen:  # the same values for Init; another map of the rest only if rejected
-            continue
-        if tried == MAX_RUNS:
-            break
-        model = output_model(ref, staged, plan.values, const_map)
-        tried += 1
-        mine = explore(job.harness, SpecSource(staged.out_main, staged.out_files),
-                       replace(model.cfg, specification=None, init=staged.out_init,
-                               next=NO_STEP),
-                       budget=options.budget, timeout=options.timeout,
-                       definitions=(*model.definitions, _no_step(staged.out_shape.variables)))
-        runs += mine.tlc_runs
-        if mine.verdict == "assumption_failed":
-            continue  # the ASSUMEs reject a value of a constant Init does not read: another
-        seen.add(key)
-        if mine.graph is None:
-            continue
-        out_count = len(set(mine.graph.initial))
-        if out_count >= ref_count:
-            return None
-        constants: dict[str, dict[str, Any]] = {
-            g: fixed.get(g) or {"value": sources[g]["value"], "from": None,
-                                "source": ValueSource.NOT_READ.value}
-            for g in sources}
-        return BehaviorResult(
-            BehaviorVerdict.REVERSE_FAIL, None,
-            f"the output has {out_count} initial state(s), the reference {ref_count}: under any "
-            f"mapping of the output's states onto the reference's, some initial reference "
-            f"state is the image of no initial output state"
-            + (f" (whatever the values of {', '.join(sorted(set(sources) - set(fixed)))}, "
-               f"which the output's Init does not read)" if set(sources) - set(fixed) else ""),
-            before.seconds + time.monotonic() - started, tlc_runs=before.tlc_runs + runs,
-            engine=before.engine, code=Reason.TOO_FEW_STATES,
-            details={"constants": constants, "mapping_free_check": "initial_states",
-                     "initial_states": {"output": out_count, "reference": ref_count},
-                     "instead_of": {"verdict": before.verdict.value,
-                                    "code": before.code.value if before.code else None,
-                                    "reason": before.reason}})
+    for group in plan.groups:
+        # the constants Init reads take justified values, or every admissible value of a
+        # BOOLEAN or of a number its ASSUME bounds to a small set (the group holds each)
+        varying = {g for g in read if len({m.get(g) for m in group}) > 1}
+        if not varying <= {*plan.booleans, *plan.enumerated}:
+            continue  # a few numbers tried for a free one: not every value
+        counts: dict[tuple[tuple[str, str], ...], int] = {}
+        rejected: set[tuple[tuple[str, str], ...]] = set()
+        decidable = True
+        shown: dict[str, str] | None = None  # the first map counted: its values are shown
+        for const_map in group:
+            sources = plan.sources(const_map)
+            fixed = {g: c for g, c in sources.items() if g in read and g not in varying}
+            if any(not ValueSource(c["source"]).justified for c in fixed.values()) or \
+                    (plan.pairings > 1 and not by_name(fixed)):
+                decidable = False
+                break
+            key = tuple(sorted((g, const_map[g]) for g in read if g in const_map))
+            if key in counts:  # the same values for Init; another map of the rest only if rejected
+                continue
+            if tried == MAX_RUNS:
+                decidable = False
+                break
+            model = output_model(ref, staged, plan.values, const_map)
+            tried += 1
+            mine = explore(job.harness, SpecSource(staged.out_main, staged.out_files),
+                           replace(model.cfg, specification=None, init=staged.out_init,
+                                   next=NO_STEP),
+                           budget=options.budget, timeout=options.timeout,
+                           definitions=(*model.definitions, _no_step(staged.out_shape.variables)))
+            runs += mine.tlc_runs
+            if mine.verdict == "assumption_failed":
+                rejected.add(key)  # the ASSUMEs reject a value: not an admissible one
+                continue
+            if mine.graph is None:
+                decidable = False
+                break
+            if len(set(mine.graph.initial)) >= ref_count:
+                return None  # as many under values the verdict would rest on: nothing to say
+            counts[key] = len(set(mine.graph.initial))
+            shown = shown or const_map
+        # every value counted (one only rejected may be admissible beside other values of
+        # the constants Init does not read, which were not all tried)
+        if decidable and shown is not None and rejected <= set(counts):
+            return _too_few(before, started, runs, plan, shown, read, varying, counts,
+                            ref_count)
     return None
+
+
+def _too_few(before: BehaviorResult, started: float, runs: int, plan: ConstantPlan,
+             const_map: dict[str, str], read: frozenset[str], varying: set[str],
+             counts: dict[tuple[tuple[str, str], ...], int], ref_count: int) -> BehaviorResult:
+    """The mapping-free reverse failure: fewer initial states under every value counted."""
+    sources = plan.sources(const_map)
+    out_count = max(counts.values())
+    constants: dict[str, dict[str, Any]] = {}
+    for g in sources:
+        if g in varying:
+            every = sorted({dict(key)[g] for key in counts})
+            constants[g] = {"value": ", ".join(every), "from": None,
+                            "source": ValueSource.EVERY_VALUE.value}
+        elif g in read:
+            constants[g] = sources[g]
+        else:
+            constants[g] = {"value": sources[g]["value"], "from": None,
+                            "source": ValueSource.NOT_READ.value}
+    free = sorted(set(sources) - read)
+    swept = sorted(varying)
+    return BehaviorResult(
+        BehaviorVerdict.REVERSE_FAIL, None,
+        f"the output has {out_count} initial state(s) at most, the reference {ref_count}: "
+        f"under any mapping of the output's states onto the reference's, some initial "
+        f"reference state is the image of no initial output state"
+        + (f" (under every value of {', '.join(swept)})" if swept else "")
+        + (f" (whatever the values of {', '.join(free)}, which the output's Init does not "
+           f"read)" if free else ""),
+        before.seconds + time.monotonic() - started, tlc_runs=before.tlc_runs + runs,
+        engine=before.engine, code=Reason.TOO_FEW_STATES,
+        details={"constants": constants, "mapping_free_check": "initial_states",
+                 "initial_states": {"output": out_count, "reference": ref_count},
+                 "instead_of": {"verdict": before.verdict.value,
+                                "code": before.code.value if before.code else None,
+                                "reason": before.reason}})
 
 
 def _no_step(variables: tuple[str, ...]) -> str:
