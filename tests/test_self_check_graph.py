@@ -46,3 +46,23 @@ def test_a_copy_under_another_model_explores_its_own(harness: Harness) -> None:
     other = RING.replace("Ring", "Other")  # the same text under another name
     graded = grade_behavior(harness, ref, {"Other.tla": other}, "Other", GRAPHS)
     assert graded.verdict is BehaviorVerdict.OK and "output_graph_reused" not in graded.details
+
+
+#: processes named by model values the cfg declares beside the set (`p1 = p1`)
+TOKENS = """---- MODULE Tokens ----
+CONSTANT Procs
+VARIABLE holder
+Init == holder \\in Procs
+Next == \\E p \\in Procs \\ {holder} : holder' = p
+Spec == Init /\\ [][Next]_holder
+====
+"""
+
+
+def test_model_values_the_cfg_declares_do_not_stop_the_reuse(harness: Harness) -> None:
+    model = ModelConfig(constants=(("p1", "p1"), ("p2", "p2"), ("Procs", "{p1, p2}")),
+                        specification="Spec")
+    ref = Reference("Tokens", {"Tokens.tla": TOKENS}, model)
+    graded = grade_behavior(harness, ref, {"Tokens.tla": TOKENS}, "Tokens", GRAPHS)
+    assert graded.verdict is BehaviorVerdict.OK, graded.reason
+    assert graded.details.get("output_graph_reused") is True

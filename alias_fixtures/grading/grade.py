@@ -107,7 +107,7 @@ class ReferenceCoverage:
         """The self-check: it belongs to the task (and is cached), not to an output, so the
         output's time budget does not bound it."""
         return grade_behavior(self.harness, reference_of(variant), dict(variant.modules),
-                              variant.main_module, self.options.without_budget())
+                              variant.main_module, self.options.for_self_check())
 
 
 def reference_of(variant: Variant) -> Reference:

@@ -23,7 +23,10 @@ class BehaviorOptions:
     `timeout`: TLC limit per run. `output_budget`: seconds of wall time one output's whole
     behavior grade may take (every TLC run's limit is cut to the time left; when it runs out
     the verdict is `undecided`, `output_budget`); None or 0: no budget. A reference's own
-    self-check has none (it belongs to the task). `cache`: the root of the per-task cache,
+    self-check has none (it belongs to the task). `self_check`: the grade is a reference's
+    against itself, where only its own names mean what the task says: each engine grades
+    under the pairing of identical names alone (no other constant map or bijection is
+    tried). `cache`: the root of the per-task cache,
     which holds the explored reference graphs (`graphs/`) and the references' self-checks
     (`references/`); None: the user cache root (`tlc_harness.tools.disk_cache`). It never
     changes a verdict."""
@@ -34,6 +37,7 @@ class BehaviorOptions:
     timeout: float | None = None
     cache: Path | None = None
     output_budget: float | None = DEFAULT_OUTPUT_BUDGET
+    self_check: bool = False
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:
@@ -46,6 +50,11 @@ class BehaviorOptions:
 
     def with_timeout(self, timeout: float | None) -> BehaviorOptions:
         return replace(self, timeout=timeout)
+
+    def for_self_check(self) -> BehaviorOptions:
+        """These options for a reference graded against itself: no output budget, and only
+        the pairing of identical names."""
+        return replace(self, output_budget=None, self_check=True)
 
     def without_budget(self) -> BehaviorOptions:
         """These options with no output budget (a reference's self-check)."""

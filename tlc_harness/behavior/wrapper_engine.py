@@ -260,4 +260,5 @@ class WrapperEngine:
 
     def grade(self, job: Job) -> BehaviorResult:
         return behavior_grade(job.harness, job.ref, job.out_files, job.out_main,
-                              limit=job.options.limit, timeout=job.options.timeout)
+                              limit=1 if job.options.self_check else job.options.limit,
+                              timeout=job.options.timeout)

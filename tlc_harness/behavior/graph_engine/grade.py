@@ -15,7 +15,7 @@ details (`retries`), in order.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -182,7 +182,9 @@ class GraphGrade:
         guessed_ok: BehaviorResult | None = None
         pairings = {"total": plan.pairings, "graded": 0, "failed": 0}
         self.facts["pairings"] = pairings
-        for n, group in enumerate(plan.groups):
+        # a reference graded against itself: its own names, paired as they are, alone
+        groups = plan.groups[:1] if self.job.options.self_check else plan.groups
+        for n, group in enumerate(groups):
             if n:
                 self.retried("next_constant_map")
             graded = self.under_every_value(staged, plan, group, ref_graph.graph)
@@ -424,17 +426,23 @@ class GraphGrade:
                                limit_reason(live.check.verdict))
         return {"reverse_liveness": live.status, "reverse_liveness_reason": live.reason}
 
-    def reference_copy(self, model: OutputModel) -> bool:
+    def reference_copy(self, model: OutputModel, declared: Sequence[str]) -> bool:
         """Whether the output is the reference's own modules, run under the reference's own
         model (the same constants, formula and flags, no overrides, definitions or
         constraints): a reference graded against itself, whose graph is then the reference's
-        (TLC explores the same module under the same model to the same states)."""
+        (TLC explores the same module under the same model to the same states). A cfg entry
+        `r1 = r1` for a name the modules do not declare only names a model value, which
+        TLC makes of `r1` in `Replicas = {r1, r2}` as well: such entries do not count."""
         ref, cfg = self.job.ref, model.cfg
+
+        def given(entries: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+            return sorted((n, v) for n, v in entries if n in declared or v.strip() != n)
+
         return (dict(self.job.out_files) == dict(ref.files) and self.job.out_main == ref.main
                 and not model.definitions and not cfg.overrides and not ref.cfg.overrides
                 and not ref.cfg.constraints and not ref.cfg.action_constraints
                 and all(a == "-deadlock" for a in ref.tlc_args)
-                and sorted(cfg.constants) == sorted(ref.cfg.constants)
+                and given(cfg.constants) == given(ref.cfg.constants)
                 and (cfg.specification, cfg.init, cfg.next)
                 == (ref.cfg.specification, ref.cfg.init, ref.cfg.next))
 
@@ -478,7 +486,7 @@ class GraphGrade:
             self.facts["cut_under"] = describe(cut)
             src, wcfg = forward_wrapper(ref, staged, cut, values)
             found = self.explore(src, wcfg, (), cached=False, budget=budget)
-        elif whole and self.reference_copy(model):
+        elif whole and self.reference_copy(model, staged.ref_shape.constants):
             # the reference's own text under its own model: TLC's graph is the reference's
             self.facts["output_graph_reused"] = True
             found = Exploration(ref_graph, "ok")
