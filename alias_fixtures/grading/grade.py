@@ -111,7 +111,8 @@ class ReferenceCoverage:
 
 
 def reference_of(variant: Variant) -> Reference:
-    return Reference(variant.main_module, dict(variant.modules), variant.cfg, variant.tlc_args)
+    return Reference(variant.main_module, dict(variant.modules), variant.cfg, variant.tlc_args,
+                     variant.distinct_states)
 
 
 def own_modules(text: str, others: Mapping[str, str]) -> dict[str, str]:

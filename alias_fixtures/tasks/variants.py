@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,8 @@ class Variant:
     description: str | None
     rename_map: Mapping[str, str] = field(default_factory=dict)
     tlc_args: tuple[str, ...] = ()
+    #: distinct states of its model, from its verification's complete TLC run (None: unknown)
+    distinct_states: int | None = None
 
     def spec(self) -> SpecSource:
         return SpecSource(self.main_module, dict(self.modules))
@@ -240,6 +242,8 @@ def build_variant(harness: Harness, task: Task, condition: str, *, seed: int | s
                                     original.seconds, **_limit(original.verdict))
     else:
         verification = verify_variant(harness, variant, original)
+    if verification.verified:  # TLC explored its whole model: its size is known
+        variant = replace(variant, distinct_states=verification.renamed_states)
     if store and not verification.limited:
         store.put(key, variant, verification)
     elif store and verification.kept_under_limits:  # the same limits would hit it again

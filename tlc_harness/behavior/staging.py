@@ -27,12 +27,15 @@ OUT_MODULE = "AliasOut"
 
 @dataclass(frozen=True)
 class Reference:
-    """R: its modules, main module, cfg and TLC flags (one condition's reference)."""
+    """R: its modules, main module, cfg and TLC flags (one condition's reference), and the
+    distinct states TLC found in the model's own full run, where known (`states`: the task
+    variant's verification)."""
 
     main: str
     files: Mapping[str, str]
     cfg: ModelConfig
     tlc_args: tuple[str, ...] = ()
+    states: int | None = None
 
 
 
@@ -348,7 +351,7 @@ def system_model(ref: Reference) -> tuple[Reference, str | None]:
     cfg = (replace(ref.cfg, specification=specs[0], init=None, next=None) if specs
            else replace(ref.cfg, specification=None, init="Init", next=nxt))
     to = f"SPECIFICATION {specs[0]}" if specs else f"INIT Init NEXT {nxt}"
-    return replace(ref, cfg=cfg), (f"the reference's model checks that its invariant {inv} is "
+    return replace(ref, cfg=cfg, states=None), (f"the reference's model checks that its invariant {inv} is "
                                    f"inductive (its behaviors start from every state of {inv}); "
                                    f"graded against the same model with {to}, the system's "
                                    f"own behaviors from Init")

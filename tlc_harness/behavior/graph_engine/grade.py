@@ -163,6 +163,11 @@ class GraphGrade:
                        if v is None]
             return self.result(BehaviorVerdict.NO_MAPPING, f"the output defines no {' or '.join(missing)}",
                                Reason.NO_ENTRY_POINTS)
+        if ref.states is not None and ref.states >= self.job.options.budget:
+            # its own run counted them: exploring would stop at the budget, to the same end
+            return self.step_aside(f"the reference's model has {ref.states} distinct states "
+                                   f"(its own TLC run), over the graph budget of "
+                                   f"{self.job.options.budget}", Reason.STATE_BUDGET)
         ref_graph = self.explore(SpecSource(ref.main, dict(ref.files)), ref.cfg, ref.tlc_args,
                                  cached=True)
         if ref_graph.graph is None:
@@ -426,17 +431,18 @@ class GraphGrade:
                                limit_reason(live.check.verdict))
         return {"reverse_liveness": live.status, "reverse_liveness_reason": live.reason}
 
-    def reference_copy(self, model: OutputModel, declared: Sequence[str]) -> bool:
+    def reference_copy(self, model: OutputModel, named: Sequence[str]) -> bool:
         """Whether the output is the reference's own modules, run under the reference's own
         model (the same constants, formula and flags, no overrides, definitions or
         constraints): a reference graded against itself, whose graph is then the reference's
         (TLC explores the same module under the same model to the same states). A cfg entry
-        `r1 = r1` for a name the modules do not declare only names a model value, which
-        TLC makes of `r1` in `Replicas = {r1, r2}` as well: such entries do not count."""
+        `r1 = r1` for a name the modules neither declare nor define (`named`) only names a
+        model value, which TLC makes of `r1` in `Replicas = {r1, r2}` as well: such entries
+        do not count."""
         ref, cfg = self.job.ref, model.cfg
 
         def given(entries: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-            return sorted((n, v) for n, v in entries if n in declared or v.strip() != n)
+            return sorted((n, v) for n, v in entries if n in named or v.strip() != n)
 
         return (dict(self.job.out_files) == dict(ref.files) and self.job.out_main == ref.main
                 and not model.definitions and not cfg.overrides and not ref.cfg.overrides
@@ -486,7 +492,8 @@ class GraphGrade:
             self.facts["cut_under"] = describe(cut)
             src, wcfg = forward_wrapper(ref, staged, cut, values)
             found = self.explore(src, wcfg, (), cached=False, budget=budget)
-        elif whole and self.reference_copy(model, staged.ref_shape.constants):
+        elif whole and self.reference_copy(model, (*staged.ref_shape.constants,
+                                                    *staged.ref_shape.definitions)):
             # the reference's own text under its own model: TLC's graph is the reference's
             self.facts["output_graph_reused"] = True
             found = Exploration(ref_graph, "ok")
