@@ -11,7 +11,7 @@ import pytest
 
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.graph_engine.constant_maps import plan_constants
-from tlc_harness.behavior.graph_engine.constant_values import definition_counts
+from tlc_harness.behavior.graph_engine.constant_values import cardinalities, definition_counts
 from tlc_harness.behavior.graph_engine.output_graph import uncarried_overrides
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.staging import Reference, constant_values, same_place, stage_output
@@ -77,7 +77,8 @@ def _grade(harness: Harness, out: str) -> BehaviorResult:
 # ---------------------------------------------------------------------------- the plan
 def test_a_definition_that_names_a_count_is_that_count() -> None:
     values, _ = constant_values(REF)
-    found = definition_counts(REF, ("Color", "Ids", "Faded"), values.literals, ("M",))
+    found = definition_counts(REF, ("Color", "Ids", "Faded"),
+                              cardinalities(values.literals, ("M",)))
     assert found == {"Ids": "1..M"}
 
 

@@ -244,8 +244,8 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
         alike_definitions = {(g, d) for g, d in named_alike(paired, tuple(fixed))
                              if g not in own_names and d not in own_names
                              and d not in ref_consts}
-        counts_named = definition_counts(ref, tuple(fixed), literals, usable)
         counts = cardinalities(literals, usable)
+        counts_named = definition_counts(ref, tuple(fixed), counts)
         typed_values = {n: value_type(body) for n, body in counts.items()}
         if "ProcSet" in fixed and _is_pluscal(ref):  # the reference's processes
             typed_values["ProcSet"] = "set"

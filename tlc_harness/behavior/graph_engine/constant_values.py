@@ -88,13 +88,11 @@ def cardinalities(literals: Mapping[str, str], constants: tuple[str, ...]) -> di
     return found
 
 
-def definition_counts(ref: Reference, names: Sequence[str], literals: Mapping[str, str],
-                      constants: Sequence[str]) -> dict[str, str]:
-    """The reference definitions among `names` that are, as written, a count of one of its
-    `constants` (`ChameneosID == 1 .. M`, `NumProcs == Cardinality(Procs)`): each name ->
-    that count's name among `cardinalities(literals, constants)`. The value is the count's;
-    the reference only named it."""
-    counts = cardinalities(literals, tuple(constants))
+def definition_counts(ref: Reference, names: Sequence[str],
+                      counts: Mapping[str, str]) -> dict[str, str]:
+    """The reference definitions among `names` that are, as written, one of the `counts` of
+    its constants (`cardinalities`: `ChameneosID == 1 .. M`, `NumProcs == Cardinality(Procs)`):
+    each name -> that count's name. The value is the count's; the reference only named it."""
     found = {}
     for name in names:
         body = re.sub(r"\s+", "", definition_body(ref.files, name) or "")

@@ -14,8 +14,8 @@ ambiguous), or take every admissible value in turn: a BOOLEAN (`AllYes` choosing
 or a number its ASSUME bounds to a small set, each value counted, the failure holding under
 every one (source `every_value`). Any other constant takes any value the output's ASSUMEs
 admit, and the verdict holds for every value of it (source `not_read`). So this check decides
-where the engines cannot: an output with a free parameter its Init never reads, a reference whose CONSTRAINT
-cuts the output's graph, graphs over budget. It runs only on a verdict the engines left
+where the engines cannot: an output with a free parameter its Init never reads, a reference
+whose CONSTRAINT cuts the output's graph, graphs over budget. It runs only on a verdict the engines left
 undecided (`engine._graded`); on a decided one it could only add a second reason.
 """
 
@@ -109,9 +109,9 @@ def fewer_initial_states(job: Job, before: BehaviorResult) -> BehaviorResult | N
             if mine.graph is None:
                 decidable = False
                 break
-            if len(set(mine.graph.initial)) >= ref_count:
-                return None  # as many under values the verdict would rest on: nothing to say
             counts[key] = len(set(mine.graph.initial))
+            if counts[key] >= ref_count:
+                return None  # as many under values the verdict would rest on: nothing to say
             shown = shown or const_map
         # every value counted (one only rejected may be admissible beside other values of
         # the constants Init does not read, which were not all tried)
