@@ -27,6 +27,7 @@ from tlc_harness.behavior.options import (
     BehaviorOptions,
 )
 from tlc_harness.behavior.search import Candidate
+from tlc_harness.behavior.sweeps import resolved_jobs, sweep_jobs
 from tlc_harness.behavior.wrapper_modules import wrapper_texts
 from tlc_harness.source.cfg import CfgError, format_cfg
 
@@ -59,6 +60,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    metavar="SECONDS", help=f"wall time the whole behavior grade may take "
                    f"({DEFAULT_OUTPUT_BUDGET:g}; every TLC run's limit is cut to the time left, "
                    f"and when it runs out the grade is undecided: output_budget); 0: no budget")
+    p.add_argument("--sweep-jobs", type=sweep_jobs, default=1, metavar="N",
+                   help="TLC runs of a sweep (the values of an output's free constant, the "
+                   "wrapper engine's mappings) run at once, each in its own JVM (1: one after "
+                   "another, the default; auto: one per core); never changes a verdict")
     p.add_argument("--explain", action="store_true",
                    help="also print the wrapper modules and cfgs of the last mapping tried")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -81,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         task = resolve_task(args.task, args)
         reply = read_reply(Path(args.output))
-        with harness_from(args, tlc_timeout=args.timeout) as harness:
+        jobs = resolved_jobs(args.sweep_jobs)
+        with harness_from(args, tlc_timeout=args.timeout, pool_size=jobs) as harness:
             variant, check = build_variant(harness, task, args.condition, seed=args.seed,
                                            maps_dir=args.maps)
             if variant is None or not check.verified:
@@ -89,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
                             f"{check.reason}")
             options = BehaviorOptions(engine=args.engine, limit=args.mappings,
                                       budget=args.graph_budget, timeout=args.timeout,
-                                      cache=cache_from(args), output_budget=args.behavior_budget)
+                                      cache=cache_from(args), output_budget=args.behavior_budget,
+                                      sweep_jobs=jobs)
             grades = grade_output(harness, variant, reply,
                                   coverage=ReferenceCoverage(harness, options), behavior=options,
                                   timeout=args.timeout)

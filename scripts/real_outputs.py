@@ -177,7 +177,7 @@ def grade_one(harness: Harness, refs: References, coverage: Coverage, out: Outpu
     row.update(reference_task=task_id, reference_runs=runs,
                reference_reason=None if runs else _cut(why))
     reply = out.path.read_text(encoding="utf-8")
-    options = BehaviorOptions(engine=engine, timeout=args.timeout)
+    options = BehaviorOptions(engine=engine, timeout=args.timeout, sweep_jobs=args.sweep_jobs)
     empty = {"behavior_reason": "", "mapping": None, "mapping_tla": None, "seconds": 0.0,
              "tlc_runs": None, "fallback": None}
     try:
@@ -446,6 +446,9 @@ def main() -> None:
                     help="a behavior grade over this many seconds counts as undecided (600)")
     ap.add_argument("--jobs", type=int, default=1, choices=(1, 2),
                     help="outputs graded at once (1; 2 shares one harness of 2 JVM workers)")
+    ap.add_argument("--sweep-jobs", type=int, default=1, metavar="N",
+                    help="TLC runs of one output's sweep at once (1); the harness gets "
+                    "--jobs x N JVM workers")
     ap.add_argument("--resume", action="store_true", help="skip rows already recorded")
     ap.add_argument("--redo", action="store_true",
                     help="with --resume: grade the --engines rows again, keep the others")
@@ -482,7 +485,9 @@ def main() -> None:
     commit = _commit()  # the code this run imports
     started = time.monotonic()
     write = threading.Lock()
-    with Harness(tlc_timeout=args.timeout, pool_size=args.jobs) as harness, \
+    if args.sweep_jobs < 1:
+        ap.error("--sweep-jobs must be 1 or more")
+    with Harness(tlc_timeout=args.timeout, pool_size=args.jobs * args.sweep_jobs) as harness, \
             partial.open("a", encoding="utf-8") as log:
         refs = References(harness, tasks)
         covers = {e: Coverage(harness, BehaviorOptions(engine=e, timeout=args.timeout))

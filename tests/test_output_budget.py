@@ -240,3 +240,13 @@ def test_the_self_check_and_its_cache_key_ignore_the_budget(harness: Harness) ->
     own = coverage.check(variant)
     assert own.passed, own.reason  # the task's self-check runs without the output's budget
     assert "budget_seconds" not in own.details
+
+
+def test_the_sweep_jobs_option_reaches_the_behavior_options() -> None:
+    assert read_settings(_Config()).behavior_options().sweep_jobs == 1  # type: ignore[arg-type]
+    given = read_settings(_Config(alias_sweep_jobs="3"))  # type: ignore[arg-type]
+    assert given.behavior_options().sweep_jobs == 3
+    auto = read_settings(_Config(alias_sweep_jobs="auto"))  # type: ignore[arg-type]
+    assert auto.behavior_options().sweep_jobs >= 1  # one per core of this machine
+    with pytest.raises(pytest.UsageError, match="sweep jobs"):
+        read_settings(_Config(alias_sweep_jobs="-2"))  # type: ignore[arg-type]

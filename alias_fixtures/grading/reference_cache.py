@@ -29,9 +29,10 @@ from tlc_harness.tools.runner import Harness, deciding_settings
 REFERENCE_FORMAT = 1
 """Bump when what a self-check records changes (the grader's source is in the key anyway)."""
 KIND = "references"
-#: options that never reach a self-check: where the cache is, and the output's time budget
-#: (a self-check belongs to the task and has none)
-_NOT_KEYED = frozenset({"cache", "output_budget"})
+#: options that never reach a self-check's verdict: where the cache is, the output's time
+#: budget (a self-check belongs to the task and has none), and how many runs of a sweep
+#: run at once
+_NOT_KEYED = frozenset({"cache", "output_budget", "sweep_jobs"})
 
 
 @functools.cache

@@ -9,6 +9,7 @@ import pytest
 
 from reports.schema import CONDITIONS, GRADES
 from tlc_harness.behavior.options import DEFAULT_OUTPUT_BUDGET, ENGINES, BehaviorOptions
+from tlc_harness.behavior.sweeps import resolved_jobs, sweep_jobs
 
 # name, default, help (each also an ini option `alias_<name>`)
 OPTIONS: tuple[tuple[str, str, str], ...] = (
@@ -36,6 +37,10 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
      "whole behavior grade may take (every TLC run's limit is cut to the time left; when it "
      "runs out the grade is undecided, output_budget); 0 = no budget"),
     ("timeout", "300", "TLC time limit per run, seconds"),
+    ("sweep-jobs", "1", "TLC runs of one output's sweep (the values of a free constant, the "
+     "wrapper engine's mappings) run at once, each in its own JVM: 1 (one after another), a "
+     "number, or auto (one per core); with -n N, N x this many at once. Never changes a "
+     "verdict"),
     ("cache", "", "root of the per-task cache shared by processes and runs (explored "
      "reference graphs, the references' self-checks); empty: $XDG_CACHE_HOME/alias, else "
      "~/.cache/alias"),
@@ -102,6 +107,7 @@ class Settings:
     prices: str = ""
     tokenizer: str = ""
     behavior_budget: float = DEFAULT_OUTPUT_BUDGET  # seconds; 0: no budget
+    sweep_jobs: int = 1  # runs of a sweep at once (`sweeps.resolved_jobs`)
 
     @property
     def variant_cache(self) -> Path:
@@ -113,7 +119,8 @@ class Settings:
         return BehaviorOptions(engine=self.behavior_engine, limit=self.mappings,
                                budget=self.graph_budget, timeout=self.timeout,
                                cache=Path(self.cache).expanduser().absolute()
-                               if self.cache else None, output_budget=self.behavior_budget)
+                               if self.cache else None, output_budget=self.behavior_budget,
+                               sweep_jobs=self.sweep_jobs)
 
 
 def _get(config: pytest.Config, name: str) -> str:
@@ -151,6 +158,7 @@ def read_settings(config: pytest.Config) -> Settings:
             strict=bool(config.getoption("alias_strict") or config.getini("alias_strict")),
             turns=int(_get(config, "turns")), prices=_get(config, "prices").strip(),
             tokenizer=_get(config, "tokenizer").strip(),
+            sweep_jobs=resolved_jobs(sweep_jobs(_get(config, "sweep-jobs"))),
         )
     except ValueError as exc:
         raise pytest.UsageError(f"ALIAS: bad option value: {exc}") from exc

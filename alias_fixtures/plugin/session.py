@@ -107,7 +107,8 @@ class AliasSession:
     @property
     def harness(self) -> Harness:
         if self._harness is None:
-            self._harness = Harness(tlc_timeout=self.settings.timeout)
+            self._harness = Harness(tlc_timeout=self.settings.timeout,
+                                    pool_size=self.settings.sweep_jobs)
         return self._harness
 
     @property

@@ -14,6 +14,7 @@ budget.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -101,6 +102,7 @@ class BudgetedHarness(Harness):
         self.settings = harness.settings
         self.module_library = harness.module_library
         self.runs = 0  # TLC runs made through it
+        self._counting = threading.Lock()  # runs of a sweep end on several threads
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -122,7 +124,8 @@ class BudgetedHarness(Harness):
         given = self.deadline.limit(own)
         result = self.inner.check(spec, cfg, tlc_args=tlc_args, timeout=given, workers=workers,
                                   compat=compat, read_graph=read_graph)
-        self.runs += 1
+        with self._counting:
+            self.runs += 1
         if cut_short(result, given, own):
             self.deadline.exhaust()
         return result

@@ -29,6 +29,9 @@ class BehaviorOptions:
     tried). `cache`: the root of the per-task cache,
     which holds the explored reference graphs (`graphs/`) and the references' self-checks
     (`references/`); None: the user cache root (`tlc_harness.tools.disk_cache`). It never
+    changes a verdict. `sweep_jobs`: TLC runs of a sweep (values of a free constant, mapping
+    candidates) started at once, ahead of their turn (`sweeps`); 1: one after another, 0:
+    one per core. The harness needs as many JVMs (`pool_size`), or fresh ones. It never
     changes a verdict."""
 
     engine: str = "auto"
@@ -38,8 +41,12 @@ class BehaviorOptions:
     cache: Path | None = None
     output_budget: float | None = DEFAULT_OUTPUT_BUDGET
     self_check: bool = False
+    sweep_jobs: int = 1
 
     def __post_init__(self) -> None:
+        if self.sweep_jobs < 0:
+            raise ValueError(f"sweep jobs must be 1 or more (0: one per core), "
+                             f"not {self.sweep_jobs}")
         if self.engine not in ENGINES:
             raise ValueError(f"behavior engine must be one of {', '.join(ENGINES)}, "
                              f"not {self.engine!r}")

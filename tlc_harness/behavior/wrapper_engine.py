@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -31,6 +31,7 @@ from tlc_harness.behavior.staging import (
     stage_output,
     uncovered,
 )
+from tlc_harness.behavior.sweeps import Sweep
 from tlc_harness.behavior.verdicts import (
     Attempt,
     BehaviorResult,
@@ -40,14 +41,23 @@ from tlc_harness.behavior.verdicts import (
     limit_reason,
 )
 from tlc_harness.behavior.wrapper_modules import check_label, forward_wrapper, reverse_wrapper
-from tlc_harness.tools.results import LIMIT_VERDICTS, TraceState, Verdict
+from tlc_harness.tools.results import LIMIT_VERDICTS, CheckResult, TraceState, Verdict
 from tlc_harness.tools.runner import Harness
 
 
 def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str],
                    out_main: str, *, limit: int = DEFAULT_LIMIT,
-                   timeout: float | None = None) -> BehaviorResult:
-    """Search mappings and run the forward and reverse checks (R must pass its own check)."""
+                   timeout: float | None = None, sweep_jobs: int = 1) -> BehaviorResult:
+    """Search mappings and run the forward and reverse checks (R must pass its own check);
+    `sweep_jobs` forward checks run at once, ahead of their turn (`sweeps`)."""
+    with Sweep[CheckResult](sweep_jobs) as sweep:
+        result = _graded(harness, ref, out_files, out_main, limit, timeout, sweep)
+    more = sweep.details()
+    return replace(result, details={**result.details, **more}) if more else result
+
+
+def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_main: str,
+            limit: int, timeout: float | None, sweep: Sweep[CheckResult]) -> BehaviorResult:
     start = time.monotonic()
     outside = uncovered(ref)
     if outside:
@@ -82,14 +92,23 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
     liveness_failures = 0  # candidates that failed only on the output's fairness or liveness
     safety_failures = 0  # candidates whose reverse run of the safety part failed
     too_big = _LimitedSpaces(ref)
-    for cand in candidate_mappings(st.ref_shape, st.out_shape, limit=limit,
-                                   const_maps=const_maps):
+
+    def forward(cand: Candidate) -> Callable[[], CheckResult]:
+        src, cfg = forward_wrapper(ref, st, cand, values)
+        return lambda: harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout,
+                                     compat=True)
+
+    cands = list(candidate_mappings(st.ref_shape, st.out_shape, limit=limit,
+                                    const_maps=const_maps))
+    for n, cand in enumerate(cands):
         first_cand = first_cand or cand
         if too_big.skips(cand):
             continue
         t0 = time.monotonic()
-        src, cfg = forward_wrapper(ref, st, cand, values)
-        fwd = harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout, compat=True)
+        for k, later in enumerate(cands[n:n + sweep.jobs], n):  # this run and the next ones
+            if not too_big.limits(later):
+                sweep.ahead(k, forward(later))
+        fwd = sweep.take(n, forward(cand))
         runs += 1
         too_big.saw(cand, fwd.verdict)
         if fwd.verdict is Verdict.OK and fwd.vacuous:  # no initial state: nothing refines R
@@ -226,8 +245,12 @@ class _LimitedSpaces:
         if self.applies and verdict in self.STOPS:
             self.limited.add(frozenset(cand.constants.items()))
 
+    def limits(self, cand: Candidate) -> bool:
+        """Whether `cand` is to be skipped (nothing counted)."""
+        return frozenset(cand.constants.items()) in self.limited
+
     def skips(self, cand: Candidate) -> bool:
-        skip = frozenset(cand.constants.items()) in self.limited
+        skip = self.limits(cand)
         self.skipped += skip
         return skip
 
@@ -261,4 +284,4 @@ class WrapperEngine:
     def grade(self, job: Job) -> BehaviorResult:
         return behavior_grade(job.harness, job.ref, job.out_files, job.out_main,
                               limit=1 if job.options.self_check else job.options.limit,
-                              timeout=job.options.timeout)
+                              timeout=job.options.timeout, sweep_jobs=job.options.sweep_jobs)

@@ -15,9 +15,10 @@ details (`retries`), in order.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from tlc_harness.behavior.checks import halts_sooner, too_small
@@ -54,6 +55,7 @@ from tlc_harness.behavior.staging import (
     stage_output,
     uncovered,
 )
+from tlc_harness.behavior.sweeps import Sweep
 from tlc_harness.behavior.verdicts import (
     FAILURES,
     BehaviorResult,
@@ -107,7 +109,10 @@ class GraphEngine:
     name = "graphs"
 
     def grade(self, job: Job) -> BehaviorResult | StepAside:
-        return GraphGrade(job).run()
+        with Sweep[Exploration](job.options.sweep_jobs) as sweep:
+            graded = GraphGrade(job, sweep=sweep).run()
+        more = sweep.details()
+        return replace(graded, details={**graded.details, **more}) if more else graded
 
 
 @dataclass
@@ -120,6 +125,8 @@ class GraphGrade:
     facts: dict[str, Any] = field(default_factory=dict)
     #: seconds spent in each stage (`STAGES`), summed over the constant maps graded
     timings: dict[str, float] = field(default_factory=dict)
+    #: the output's own runs under the values of a sweep, started ahead (`sweeps`)
+    sweep: Sweep[Exploration] = field(default_factory=lambda: Sweep(1))
 
     def result(self, verdict: BehaviorVerdict, reason: str, code: Reason | None = None,
                **kw: Any) -> BehaviorResult:
@@ -241,15 +248,50 @@ class GraphGrade:
 
     def explore(self, spec: SpecSource, cfg: ModelConfig, tlc_args: tuple[str, ...], *,
                 cached: bool, definitions: tuple[str, ...] = (),
-                budget: int | None = None) -> Exploration:
+                budget: int | None = None, ahead: Hashable | None = None) -> Exploration:
+        """TLC's graph of `spec` under `cfg`; `ahead`: the key of a run the sweep may have
+        started already (`own_run`)."""
         options = self.job.options
         cache = graph_cache(options.cache) if cached else None
+        run = partial(explore, self.job.harness, spec, cfg, tlc_args=tlc_args,
+                      budget=budget or options.budget, timeout=options.timeout, cache=cache,
+                      definitions=definitions)
         with self.timed("reference_graph" if cached else "output_graph"):
-            found = explore(self.job.harness, spec, cfg, tlc_args=tlc_args,
-                            budget=budget or options.budget, timeout=options.timeout,
-                            cache=cache, definitions=definitions)
+            found = run() if ahead is None else self.sweep.take(ahead, run)
         self.runs += found.tlc_runs
         return found
+
+    def own_run(self, staged: Staged, values: CfgValues, const_map: dict[str, str],
+                ref_graph: StateGraph) -> tuple[Hashable, OutputModel, int] | None:
+        """The output's own whole run under `const_map` as `under` makes it (its key, model
+        and state budget), or None where `under` explores otherwise (a graph cut at the
+        reference's CONSTRAINT, the reference's own graph reused)."""
+        ref = self.job.ref
+        if ref.cfg.constraints or ref.cfg.action_constraints:
+            return None
+        model = output_model(ref, staged, values, const_map)
+        if self.reference_copy(model, (*staged.ref_shape.constants,
+                                       *staged.ref_shape.definitions)):
+            return None
+        budget = output_budget(len(ref_graph), self.job.options.budget)
+        return (model.cfg, model.definitions, budget), model, budget
+
+    def start_ahead(self, staged: Staged, values: CfgValues,
+                    maps: Sequence[dict[str, str]], ref_graph: StateGraph) -> None:
+        """Start the output's runs under the next `maps` of a sweep, as many as it runs at
+        once (nothing with one job)."""
+        if self.sweep.jobs < 2:
+            return
+        own_spec = SpecSource(staged.out_main, staged.out_files)
+        options = self.job.options
+        for const_map in maps[:self.sweep.jobs]:
+            planned = self.own_run(staged, values, const_map, ref_graph)
+            if planned is None:
+                return
+            key, model, budget = planned
+            self.sweep.ahead(key, partial(explore, self.job.harness, own_spec, model.cfg,
+                                          tlc_args=(), budget=budget, timeout=options.timeout,
+                                          cache=None, definitions=model.definitions))
 
     def under_every_value(self, staged: Staged, plan: ConstantPlan,
                           group: tuple[dict[str, str], ...], ref_graph: StateGraph
@@ -266,6 +308,8 @@ class GraphGrade:
         for n, const_map in enumerate(group):
             if n:
                 self.retried("values_swept")
+            if len(group) > 1:
+                self.start_ahead(staged, plan.values, group[n:], ref_graph)
             graded = self.under(staged, plan, plan.values, const_map, ref_graph)
             if isinstance(graded, StepAside):
                 return graded
@@ -322,8 +366,10 @@ class GraphGrade:
             same = list(group)
         before = [r for m, r in zip(group[:n], before, strict=True) if m in same]
         other = next((r for r in before if not r.details.get("assume_rejected")), None)
-        for const_map in [m for m in group[n + 1:] if m in same] if other is None else ():
+        rest = [m for m in group[n + 1:] if m in same] if other is None else []
+        for k, const_map in enumerate(rest):
             self.retried("values_swept")
+            self.start_ahead(staged, plan.values, rest[k:], ref_graph)
             more = self.under(staged, plan, plan.values, const_map, ref_graph)
             if isinstance(more, StepAside):
                 return more
@@ -498,8 +544,11 @@ class GraphGrade:
             self.facts["output_graph_reused"] = True
             found = Exploration(ref_graph, "ok")
         else:
+            planned = self.own_run(staged, values, const_map, ref_graph) \
+                if bounds is None and self.sweep.jobs > 1 else None
             found = self.explore(own_spec, model.cfg, (), cached=False,
-                                 definitions=model.definitions, budget=budget)
+                                 definitions=model.definitions, budget=budget,
+                                 ahead=planned[0] if planned else None)
         if found.graph is None and bounds is not None:
             return self.result(BehaviorVerdict.UNDECIDED, f"the output's run with {bounds.describe()} "
                                f"stops ({found.verdict}: {found.detail[:200]}), which the bound may "
