@@ -122,7 +122,8 @@ class AliasSession:
                 spec = f"ray:{self.ray_address}"
             self._executor = make_executor(
                 spec, harness=lambda: self.harness, workers=1 if kind == "ray" else None,
-                harness_options={"tlc_timeout": self.settings.timeout},
+                harness_options={"tlc_timeout": self.settings.timeout,
+                                 "pool_size": self.settings.sweep_jobs},
                 expected_jar_sha256=self.harness.toolchain.jar_sha256 if kind == "ray" else None)
         return self._executor
 
