@@ -466,6 +466,8 @@ def main() -> None:
         outputs = [o for o in outputs if o.spec_id in args.only]
     if args.redo and not args.resume:
         ap.error("--redo needs --resume")
+    if args.sweep_jobs < 1:
+        ap.error("--sweep-jobs must be 1 or more")
     args.out.mkdir(parents=True, exist_ok=True)
     partial = args.out / "real_outputs.partial.jsonl"
     rows, coverage, runs = _read_rows(args.out) if args.resume else ([], {}, [])
@@ -485,8 +487,6 @@ def main() -> None:
     commit = _commit()  # the code this run imports
     started = time.monotonic()
     write = threading.Lock()
-    if args.sweep_jobs < 1:
-        ap.error("--sweep-jobs must be 1 or more")
     with Harness(tlc_timeout=args.timeout, pool_size=args.jobs * args.sweep_jobs) as harness, \
             partial.open("a", encoding="utf-8") as log:
         refs = References(harness, tasks)

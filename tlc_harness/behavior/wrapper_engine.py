@@ -94,9 +94,11 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
     too_big = _LimitedSpaces(ref)
 
     def forward(cand: Candidate) -> Callable[[], CheckResult]:
-        src, cfg = forward_wrapper(ref, st, cand, values)
-        return lambda: harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout,
-                                     compat=True)
+        def run() -> CheckResult:  # the wrapper is written only when the run is made
+            src, cfg = forward_wrapper(ref, st, cand, values)
+            return harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout,
+                                 compat=True)
+        return run
 
     cands = list(candidate_mappings(st.ref_shape, st.out_shape, limit=limit,
                                     const_maps=const_maps))

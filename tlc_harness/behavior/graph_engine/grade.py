@@ -15,7 +15,7 @@ details (`retries`), in order.
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -250,48 +250,41 @@ class GraphGrade:
                 cached: bool, definitions: tuple[str, ...] = (),
                 budget: int | None = None, ahead: Hashable | None = None) -> Exploration:
         """TLC's graph of `spec` under `cfg`; `ahead`: the key of a run the sweep may have
-        started already (`own_run`)."""
-        options = self.job.options
-        cache = graph_cache(options.cache) if cached else None
-        run = partial(explore, self.job.harness, spec, cfg, tlc_args=tlc_args,
-                      budget=budget or options.budget, timeout=options.timeout, cache=cache,
-                      definitions=definitions)
+        started already (`start_ahead`)."""
+        run = self.exploration(spec, cfg, tlc_args, cached=cached, definitions=definitions,
+                               budget=budget)
         with self.timed("reference_graph" if cached else "output_graph"):
             found = run() if ahead is None else self.sweep.take(ahead, run)
         self.runs += found.tlc_runs
         return found
 
-    def own_run(self, staged: Staged, values: CfgValues, const_map: dict[str, str],
-                ref_graph: StateGraph) -> tuple[Hashable, OutputModel, int] | None:
-        """The output's own whole run under `const_map` as `under` makes it (its key, model
-        and state budget), or None where `under` explores otherwise (a graph cut at the
-        reference's CONSTRAINT, the reference's own graph reused)."""
-        ref = self.job.ref
-        if ref.cfg.constraints or ref.cfg.action_constraints:
-            return None
-        model = output_model(ref, staged, values, const_map)
-        if self.reference_copy(model, (*staged.ref_shape.constants,
-                                       *staged.ref_shape.definitions)):
-            return None
-        budget = output_budget(len(ref_graph), self.job.options.budget)
-        return (model.cfg, model.definitions, budget), model, budget
+    def exploration(self, spec: SpecSource, cfg: ModelConfig, tlc_args: tuple[str, ...], *,
+                    cached: bool, definitions: tuple[str, ...] = (),
+                    budget: int | None = None) -> Callable[[], Exploration]:
+        """The run `explore` makes, not made yet."""
+        options = self.job.options
+        return partial(explore, self.job.harness, spec, cfg, tlc_args=tlc_args,
+                       budget=budget or options.budget, timeout=options.timeout,
+                       cache=graph_cache(options.cache) if cached else None,
+                       definitions=definitions)
 
     def start_ahead(self, staged: Staged, values: CfgValues,
                     maps: Sequence[dict[str, str]], ref_graph: StateGraph) -> None:
         """Start the output's runs under the next `maps` of a sweep, as many as it runs at
         once (nothing with one job)."""
-        if self.sweep.jobs < 2:
-            return
+        ref = self.job.ref
+        if self.sweep.jobs < 2 or ref.cfg.constraints or ref.cfg.action_constraints:
+            return  # (a graph cut at the reference's CONSTRAINT is explored under a mapping)
         own_spec = SpecSource(staged.out_main, staged.out_files)
-        options = self.job.options
+        budget = output_budget(len(ref_graph), self.job.options.budget)
+        named = (*staged.ref_shape.constants, *staged.ref_shape.definitions)
         for const_map in maps[:self.sweep.jobs]:
-            planned = self.own_run(staged, values, const_map, ref_graph)
-            if planned is None:
-                return
-            key, model, budget = planned
-            self.sweep.ahead(key, partial(explore, self.job.harness, own_spec, model.cfg,
-                                          tlc_args=(), budget=budget, timeout=options.timeout,
-                                          cache=None, definitions=model.definitions))
+            model = output_model(ref, staged, values, const_map)
+            if self.reference_copy(model, named):
+                return  # the reference's own graph is reused
+            self.sweep.ahead(_run_key(model, budget), self.exploration(
+                own_spec, model.cfg, (), cached=False, definitions=model.definitions,
+                budget=budget))
 
     def under_every_value(self, staged: Staged, plan: ConstantPlan,
                           group: tuple[dict[str, str], ...], ref_graph: StateGraph
@@ -544,11 +537,9 @@ class GraphGrade:
             self.facts["output_graph_reused"] = True
             found = Exploration(ref_graph, "ok")
         else:
-            planned = self.own_run(staged, values, const_map, ref_graph) \
-                if bounds is None and self.sweep.jobs > 1 else None
             found = self.explore(own_spec, model.cfg, (), cached=False,
                                  definitions=model.definitions, budget=budget,
-                                 ahead=planned[0] if planned else None)
+                                 ahead=_run_key(model, budget) if bounds is None else None)
         if found.graph is None and bounds is not None:
             return self.result(BehaviorVerdict.UNDECIDED, f"the output's run with {bounds.describe()} "
                                f"stops ({found.verdict}: {found.detail[:200]}), which the bound may "
@@ -710,6 +701,11 @@ def _with_sources(graded: BehaviorResult, plan: ConstantPlan, const_map: dict[st
     if not const_map:
         return graded
     return replace(graded, details={**graded.details, "constants": plan.sources(const_map)})
+
+
+def _run_key(model: OutputModel, budget: int) -> Hashable:
+    """What names the output's own run in a sweep: its model and state budget."""
+    return model.cfg, model.definitions, budget
 
 
 def _exhaustive(plan: ConstantPlan, group: tuple[dict[str, str], ...]) -> list[str]:
