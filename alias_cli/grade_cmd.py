@@ -162,7 +162,7 @@ def render(task_id: str, condition: str, grades: CaseGrades) -> str:
     if details.get("constants"):
         lines.append("  constants: " + ", ".join(
             f"{name} = {c['value'][:40]} ({c['source']}"
-            + (f" of {c['from']})" if c["from"] not in (c["value"], name) else ")")
+            + (f" of {c['from']})" if c["from"] not in (c["value"], name, None) else ")")
             for name, c in details["constants"].items()))
     if details.get("reference_model"):
         lines.append(f"  reference model: {details['reference_model']}")

@@ -13,6 +13,7 @@ from tests.test_initial_states import FREE
 from tests.test_initial_states import REF as LAMP_REF
 from tests.test_soundness import CLOCK, COUNTER
 from tests.test_soundness import REF as COUNTER_REF
+from tests.test_stored_constants import SMALL
 from tlc_harness.behavior.checks import MAPPING_FREE
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.options import BehaviorOptions
@@ -54,6 +55,12 @@ CONTROLS: dict[str, Control] = {
     "initial_states": Control(
         LAMP_REF, FREE.replace("on \\in BOOLEAN", "on = TRUE"), FREE, Reason.TOO_FEW_STATES,
         marker="initial_states"),
+    # a free constant stored where nothing reads it: two hours where the clock has four, or
+    # four (each graph under a model value for it)
+    "stored_only": Control(
+        CLOCK_REF, SMALL, SMALL.replace('ELSE "a"', 'ELSE IF hr = "b" THEN "c" ELSE IF hr = '
+                                        '"c" THEN "d" ELSE "a"'),
+        Reason.TOO_FEW_STATES, marker="stored_only"),
 }
 
 

@@ -20,6 +20,7 @@ from dataclasses import replace
 from tlc_harness.behavior.deadline import BudgetedHarness, Clock, Deadline, OutputBudgetExhausted
 from tlc_harness.behavior.graph_engine import GraphEngine
 from tlc_harness.behavior.graph_engine.initial_states import fewer_initial_states
+from tlc_harness.behavior.graph_engine.stored_constants import smaller_whatever_stored
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.policy import POLICIES, Engine, Job, StepAside
 from tlc_harness.behavior.reverse_liveness import require_liveness_checked
@@ -87,8 +88,11 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
         result = classify(result)  # every decided verdict has a class, or is not decided
         if result.verdict in (BehaviorVerdict.NO_MAPPING, BehaviorVerdict.UNDECIDED):
             # what no engine decided, a check that needs no mapping may (it holds for any)
-            fewer = fewer_initial_states(job, result)
-            result = classify(fewer) if fewer is not None else result
+            for check in (fewer_initial_states, smaller_whatever_stored):
+                found = check(job, result)
+                if found is not None:
+                    result = classify(found)
+                    break
     except (RenameError, SpecInputError) as exc:
         return BehaviorResult(BehaviorVerdict.UNDECIDED, None, f"the output cannot be staged for TLC: {exc}",
                               time.monotonic() - start, engine=options.engine,

@@ -192,6 +192,7 @@ class ValueSource(enum.StrEnum):
     OPAQUE_TOKEN = "opaque_token"  # noqa: S105 (a source of a value, not a secret)
     UNUSED = "unused"
     NOT_READ = "not_read"
+    STORED_ONLY = "stored_only"
     BOOLEAN_ROLE = "boolean_role"
     EVERY_VALUE = "every_value"
     VALUES_TRIED = "values_tried"
@@ -218,6 +219,9 @@ _SOURCES = {
     _S.NOT_READ: "neither the output's specification nor any ASSUME reads it (an "
                  "invariant's bound), or the check the verdict rests on does not (the output's "
                  "Init, for its initial states): the verdict holds for every admissible value",
+    _S.STORED_ONLY: "a model value for a constant the output only stores in variables its Init "
+                    "and Next never read: no value gives more states, steps or longer "
+                    "behaviors, so a count that fails under it fails under every value",
     _S.BOOLEAN_ROLE: "the value of a reference BOOLEAN constant it stands for",
     _S.EVERY_VALUE: "every admissible value was graded, with one verdict (a BOOLEAN; a "
                     "number standing for a reference model value; a number the output's "
