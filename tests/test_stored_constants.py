@@ -102,3 +102,17 @@ def test_a_free_constant_the_output_reads_gets_no_such_verdict(harness: Harness)
     graded = _grade(harness, SMALL.replace("Next == ", "Next == last # Mark /\\ "))
     assert graded.details.get("mapping_free_check") != "stored_only"
     assert graded.soundness is not Soundness.MAPPING_FREE, graded.reason
+
+
+def test_a_spec_over_another_action_than_the_one_read_gets_no_such_verdict(
+        harness: Harness) -> None:
+    # `Spec` runs `Tick`, which reads `Mark` (a four-hour clock when it is "go", else it
+    # stays at "a"); the `Next` where `Mark` is only stored is not what the output runs
+    out = SMALL.replace("Spec == Init /\\ [][Next]_<<hr, last>>",
+                        "Tick == hr' = (IF Mark = \"go\" THEN (CASE hr = \"a\" -> \"b\" "
+                        "[] hr = \"b\" -> \"c\" [] hr = \"c\" -> \"d\" [] OTHER -> \"a\") "
+                        "ELSE \"a\") /\\ last' = Mark\n"
+                        "Spec == Init /\\ [][Tick]_<<hr, last>>")
+    assert "Tick ==" in out
+    graded = _grade(harness, out)
+    assert graded.details.get("mapping_free_check") != "stored_only", graded.reason

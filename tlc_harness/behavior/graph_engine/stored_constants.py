@@ -31,7 +31,12 @@ from tlc_harness.behavior.graph_engine.output_graph import (
 from tlc_harness.behavior.graphs import explore, graph_cache
 from tlc_harness.behavior.policy import Job
 from tlc_harness.behavior.soundness import by_name
-from tlc_harness.behavior.staging import constant_values, stage_output, uncovered
+from tlc_harness.behavior.staging import (
+    constant_values,
+    formula_parts,
+    stage_output,
+    uncovered,
+)
 from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason, ValueSource
 from tlc_harness.source.formulas import instantiates
 from tlc_harness.source.stored import stored_only
@@ -53,6 +58,10 @@ def smaller_whatever_stored(job: Job, before: BehaviorResult) -> BehaviorResult 
     if staged.out_init is None or staged.out_next is None or instantiates(staged.out_files) \
             or uncarried_overrides(ref, staged, values):
         return None
+    if staged.out_spec is not None and formula_parts(
+            "\n".join(staged.out_files.values()), staged.out_spec) != (staged.out_init,
+                                                                       staged.out_next):
+        return None  # the graph explored must be that of the Init and Next read here
     stored = stored_only(staged.out_files, staged.out_init, staged.out_next,
                          staged.out_shape.variables, staged.out_shape.constants).constants
     if not stored:
@@ -67,7 +76,8 @@ def smaller_whatever_stored(job: Job, before: BehaviorResult) -> BehaviorResult 
     sources = plan.sources(const_map)
     free = sorted(stored)
     model = output_model(ref, staged, plan.values, const_map)
-    cfg = replace(model.cfg, constants=(*model.cfg.constants, *((g, g) for g in free)))
+    cfg = replace(model.cfg, constants=(*model.cfg.constants, *((g, g) for g in free)),
+                  specification=None, init=staged.out_init, next=staged.out_next)
     theirs = explore(job.harness, SpecSource(ref.main, dict(ref.files)), ref.cfg,
                      tlc_args=ref.tlc_args, budget=options.budget, timeout=options.timeout,
                      cache=graph_cache(options.cache))
