@@ -13,6 +13,7 @@ from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.staging import Reference
 from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason, Soundness
 from tlc_harness.source.cfg import ModelConfig
+from tlc_harness.source.formulas import top_definitions
 from tlc_harness.source.stored import stored_only
 from tlc_harness.tools.runner import Harness
 
@@ -116,3 +117,11 @@ def test_a_spec_over_another_action_than_the_one_read_gets_no_such_verdict(
     assert "Tick ==" in out
     graded = _grade(harness, out)
     assert graded.details.get("mapping_free_check") != "stored_only", graded.reason
+
+
+def test_a_definitions_arity_counts_its_parameters_only() -> None:
+    # a tuple of variables kept UNCHANGED is followed only through a definition of arity 0
+    text = ("---- MODULE M ----\nOp(a, b) == a + b\nF(x) == x\nK(f(_), y) == f(y)\n"
+            "H == 2\n====")
+    arities = {name: d[2] for name, d in top_definitions({"M.tla": text}).items()}
+    assert arities == {"Op": 2, "F": 1, "K": 2, "H": 0}

@@ -65,15 +65,16 @@ def _units(files: Mapping[str, str]) -> Iterator[tuple[Node, bytes]]:
 
 def top_definitions(files: Mapping[str, str]) -> dict[str, tuple[Node, bytes, int]]:
     """Top-level definitions of the `.tla` modules: name -> (body, module bytes with comments
-    blanked, arity); the first module to define a name wins."""
+    blanked, arity: its parameters, not the parentheses and commas between them); the first
+    module to define a name wins."""
     out: dict[str, tuple[Node, bytes, int]] = {}
     for node, src in _units(files):
         if node.type == "local_definition" and node.named_child_count:
             node = node.named_children[-1]
         head, body = node.child_by_field_name("name"), node.child_by_field_name("definition")
         if node.type == "operator_definition" and head is not None and body is not None:
-            out.setdefault(_text(src, head), (body, src, len(
-                node.children_by_field_name("parameter"))))
+            out.setdefault(_text(src, head), (body, src, sum(
+                p.is_named for p in node.children_by_field_name("parameter"))))
     return out
 
 
