@@ -163,6 +163,32 @@ def test_a_run_that_ends_within_a_cut_limit_stands() -> None:
     assert len(calls) == 1
 
 
+def test_a_run_never_taken_that_the_deadline_cut_leaves_the_verdict_s_record(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sweep's run started ahead and never taken may be cut by the deadline while the grade
+    decides without it: the verdict stands and its record says the budget did not run out."""
+    import tlc_harness.behavior.engine as engine
+
+    clock = StepClock()
+
+    def decided_while_an_unused_run_ran_out(harness: BudgetedHarness, *_: Any) -> BehaviorResult:
+        clock.now = 200.0
+        try:  # on the sweep's thread: the error stays in a future nobody takes
+            harness.deadline.exhaust()
+        except OutputBudgetExhausted:
+            pass
+        return BehaviorResult(BehaviorVerdict.FORWARD_FAIL, None, "a step", 1.0,
+                              code=Reason.TLC_FORWARD)
+
+    monkeypatch.setattr(engine, "_graded", decided_while_an_unused_run_ran_out)
+    result = grade_behavior(SimpleNamespace(toolchain=None, settings=None,  # type: ignore[arg-type]
+                                            module_library=None), None, {}, "M",  # type: ignore[arg-type]
+                            BehaviorOptions(output_budget=150.0), clock=clock)
+    assert result.verdict is BehaviorVerdict.FORWARD_FAIL
+    assert result.details["budget_exhausted"] is False and "budget_stage" not in result.details
+    assert result.details["budget_used"] == 200.0
+
+
 # ------------------------------------------------------------------ grades
 def test_a_tiny_budget_makes_a_positive_control_undecided(harness: Harness,
                                                          tmp_path: Path) -> None:

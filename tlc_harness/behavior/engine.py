@@ -60,6 +60,10 @@ def grade_behavior(harness: Harness, ref: Reference, out_files: Mapping[str, str
                                 f"{options.output_budget:g} s); nothing before it decides",
                                 deadline.used(), tlc_runs=budgeted.runs, engine=options.engine,
                                 code=Reason.OUTPUT_BUDGET)
+    else:
+        # the grade reached its own verdict: a run it never took (a sweep's, started ahead
+        # and waited for) may have been cut by the deadline, which is not this verdict's
+        deadline.exhausted = None
     budget = deadline.details()
     return replace(result, details={**result.details, **budget}) if budget else result
 
