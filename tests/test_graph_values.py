@@ -26,6 +26,7 @@ from tlc_harness.behavior.values import (
     Bool,
     Fn,
     ModelValue,
+    SubValues,
     Value,
     ValueSyntaxError,
     atoms,
@@ -442,6 +443,10 @@ def test_bank_transfer_state_values() -> None:
 def test_syntax_errors(text: str) -> None:
     with pytest.raises(ValueSyntaxError):
         parse_value(text)
+    seen: SubValues = {}
+    with pytest.raises(ValueSyntaxError):  # read with the parts of other values at hand
+        parse_value(text, seen)
+    assert parse_value("{1}", seen) == frozenset({1})
 
 
 def test_syntax_error_is_a_value_error() -> None:
@@ -629,6 +634,25 @@ def test_parse_reads_back_what_tlc_prints(value: Value) -> None:
     assert hash(parsed) == hash(value)
     assert kind_of(parsed) == kind_of(value)
     assert tlc_print(parsed) == printed
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(values, min_size=1, max_size=6))
+def test_values_read_with_the_parts_of_others_are_the_same(group: list[Value]) -> None:
+    """A graph's reader hands every value the parts read before (`seen`): each value read so
+    is the one read alone, and a part met again is the object read the first time."""
+    seen: SubValues = {}
+    first = []
+    for value in group:
+        printed = spread_out(tlc_print(value))
+        first.append(parse_value(printed, seen))
+        assert first[-1] == parse_value(printed) == value
+        assert kind_of(first[-1]) == kind_of(value)
+    again = parse_value("{" + ", ".join(tlc_print(v) for v in group) + "}", seen)
+    assert again == frozenset(group)
+    for value, read in zip(group, first, strict=True):
+        if tlc_print(value)[:1] in ("{", "<", "[", "("):  # a bracketed part: read once
+            assert any(part is read for part in again), tlc_print(value)
 
 
 @settings(max_examples=150, deadline=None)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tlc_harness.behavior.options import DEFAULT_BUDGET
-from tlc_harness.behavior.values import Value, ValueSyntaxError, parse_value
+from tlc_harness.behavior.values import SubValues, Value, ValueSyntaxError, parse_value
 from tlc_harness.source.cfg import ModelConfig, format_cfg
 from tlc_harness.tools.disk_cache import atomic_write, cache_root, key_lock
 from tlc_harness.tools.results import CheckResult, Verdict
@@ -31,10 +31,15 @@ from tlc_harness.tools.spec import SpecSource
 GRAPH_FORMAT = 3
 EXPLORE = "AliasExplore"
 
-_NODE = re.compile(r'^(-?\d+) \[label="((?:[^"\\]|\\.)*)"(,style = filled)?\]')
-_EDGE = re.compile(r'^(-?\d+) -> (-?\d+) \[label="((?:[^"\\]|\\.)*)"')
+#: a quoted dot string's inside, written so the regex engine takes runs of plain characters
+#: at once (the same strings as `(?:[^"\\]|\\.)*`)
+_DOT_STRING = r'[^"\\]*(?:\\.[^"\\]*)*'
+_NODE = re.compile(rf'^(-?\d+) \[label="({_DOT_STRING})"(,style = filled)?\]')
+_EDGE = re.compile(rf'^(-?\d+) -> (-?\d+) \[label="({_DOT_STRING})"')
 _DOT_ESCAPE = re.compile(r"\\(.)")
 _VAR_LINE = re.compile(r"(?:/\\ )?(\w*[A-Za-z]\w*) = ")
+#: where a variable's line starts in a label of several
+_VAR_START = re.compile(r"(?:^|\n)/\\ (\w*[A-Za-z]\w*) = ")
 
 
 @dataclass
@@ -108,8 +113,21 @@ class GraphError(ValueError):
     """A dump that cannot be read (a value TLC printed in a way this reader does not know)."""
 
 
-def _state(label: str, cache: dict[str, Value]) -> dict[str, Value]:
-    text = _DOT_ESCAPE.sub(lambda m: "\n" if m.group(1) == "n" else m.group(1), label)
+def _unescaped(label: str) -> str:
+    """A dot label's text: `\\n` a line break, `\\X` the character X."""
+    pieces = _DOT_ESCAPE.split(label)  # text, escaped character, text, ...
+    pieces[1::2] = ["\n" if c == "n" else c for c in pieces[1::2]]
+    return "".join(pieces)
+
+
+def _assignments(text: str) -> list[tuple[str, str]]:
+    """(variable, value text) of a label's lines `/\\ x = value`, a value's further lines
+    joined to it by spaces; a label of one variable may lack the `/\\ `."""
+    found = list(_VAR_START.finditer(text))
+    if found and found[0].start() == 0:  # TLC's usual label: one `/\ x = ` per variable
+        bounds = [*(m.start() for m in found[1:]), len(text)]
+        return [(m.group(1), text[m.end():end].replace("\n", " "))
+                for m, end in zip(found, bounds, strict=True)]
     lines = text.split("\n")
     if not lines[0].startswith("/\\ "):  # one variable: `x = value`, maybe over several lines
         lines = [" ".join(lines)]
@@ -122,12 +140,17 @@ def _state(label: str, cache: dict[str, Value]) -> dict[str, Value]:
             assignments[-1][1] += " " + line
         elif line.strip():
             raise GraphError(f"state label without a variable: {line[:80]!r}")
+    return [(name, raw) for name, raw in assignments]
+
+
+def _state(label: str, cache: dict[str, Value], seen: SubValues) -> dict[str, Value]:
+    assignments = _assignments(_unescaped(label))
     state: dict[str, Value] = {}
     for name, raw in assignments:
         value = cache.get(raw)
         if value is None:
             try:
-                value = cache[raw] = parse_value(raw)
+                value = cache[raw] = parse_value(raw, seen)
             except ValueSyntaxError as exc:
                 raise GraphError(f"{name}: {exc}") from exc
         state[name] = value
@@ -161,6 +184,7 @@ def _read_dot(path: Path | str, variables: Sequence[str] | None) -> StateGraph:
     edges: dict[tuple[int, int], str] = {}
     raw_edges: list[tuple[str, str, str]] = []
     cache: dict[str, Value] = {}
+    seen: SubValues = {}  # the parts of values read, by their tokens (`parse_value`)
     names: tuple[str, ...] | None = tuple(variables) if variables else None
     with open(path, encoding="utf-8", errors="replace") as handle:  # noqa: PTH123
         for line in handle:
@@ -173,7 +197,7 @@ def _read_dot(path: Path | str, variables: Sequence[str] | None) -> StateGraph:
             node = _NODE.match(line)
             if node is None or node.group(1) in ids:
                 continue
-            state = _state(node.group(2), cache)
+            state = _state(node.group(2), cache, seen)
             if names is None:
                 names = tuple(state)
             if set(state) != set(names):

@@ -175,124 +175,154 @@ class ValueSyntaxError(ValueError):
     """The text is not a value as TLC prints it."""
 
 
-_TOKEN = re.compile(r"""\s*(?:
-    (?P<int>-?\d+)
-  | (?P<str>"(?:[^"\\]|\\.)*")
-  | (?P<op><<|>>|\|->|:>|@@|\.\.|->|[{}\[\](),:])
-  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-)""", re.X)
+#: TLC's tokens, in the order tried: integers, strings, operators, names; `\S` keeps any
+#: other character as a token of its own, which the reader then refuses
+_TOKENS = re.compile(r'''-?\d+|"(?:[^"\\]|\\.)*"|<<|>>|\|->|:>|@@|\.\.|->|[{}\[\](),:]'''
+                     r"|[A-Za-z_][A-Za-z0-9_]*|\S")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", '"': '"', "\\": "\\"}
+_ESCAPE = re.compile(r"\\(.)")
+_CLOSING = {"{": "}", "<<": ">>", "[": "]", "(": ")"}
+_DIGITS = frozenset("0123456789")
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+#: values already read, by their tokens: a `Fn`, a set or a parenthesized value (`parse_value`)
+SubValues = dict[tuple[str, ...], "Value"]
 
 
-def _tokens(text: str) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    pos, end = 0, len(text.rstrip())
-    while pos < end:
-        hit = _TOKEN.match(text, pos)
-        if hit is None or hit.end() == pos:
-            raise ValueSyntaxError(f"unexpected text at {pos}: {text[pos:pos + 30]!r}")
-        kind = hit.lastgroup or ""
-        out.append((kind, hit.group(kind)))
-        pos = hit.end()
-    return out
+def _is_int(token: str) -> bool:
+    return token[0] in _DIGITS or (token[0] == "-" and len(token) > 1 and token[1] in _DIGITS)
 
 
 class _Reader:
-    def __init__(self, text: str) -> None:
+    """One value's tokens, read left to right; with `seen`, every bracketed part (a set, a
+    tuple, a record, a parenthesized function) read once and looked up after, by its tokens
+    (the parts of a graph's states repeat: the same messages in many states' sets)."""
+
+    def __init__(self, text: str, seen: SubValues | None) -> None:
         self.text = text
-        self.toks = _tokens(text)
+        self.toks: list[str] = _TOKENS.findall(text)
         self.i = 0
+        self.seen = seen
+        self.ends: dict[int, int] = {}  # an opening bracket's token -> its closing one's
+        if seen is not None:
+            opened: list[int] = []
+            for j, tok in enumerate(self.toks):
+                if tok in _CLOSING:
+                    opened.append(j)
+                elif tok in ("}", ">>", "]", ")") and opened:
+                    self.ends[opened.pop()] = j
 
-    def peek(self, ahead: int = 0) -> str:
-        j = self.i + ahead
-        return self.toks[j][1] if j < len(self.toks) else ""
+    def fail(self, why: str) -> ValueSyntaxError:
+        return ValueSyntaxError(f"{why} in {self.text[:60]!r}")
 
-    def take(self, expected: str | None = None) -> tuple[str, str]:
+    def peek(self) -> str:
+        return self.toks[self.i] if self.i < len(self.toks) else ""
+
+    def take(self, expected: str | None = None) -> str:
         if self.i >= len(self.toks):
-            raise ValueSyntaxError(f"unexpected end of {self.text[:60]!r}")
+            raise self.fail("unexpected end")
         tok = self.toks[self.i]
-        if expected is not None and tok[1] != expected:
-            raise ValueSyntaxError(f"expected {expected!r}, found {tok[1]!r} in "
-                                   f"{self.text[:60]!r}")
+        if expected is not None and tok != expected:
+            raise self.fail(f"expected {expected!r}, found {tok!r}")
         self.i += 1
         return tok
 
-    def items(self, close: str) -> Iterator[None]:
-        """Yield once per comma-separated item up to `close` (consumed)."""
-        if self.peek() == close:
-            self.take()
-            return
-        while True:
-            yield None
-            if self.take()[1] == close:
-                return
-            if self.toks[self.i - 1][1] != ",":
-                raise ValueSyntaxError(f"expected ',' or {close!r} in {self.text[:60]!r}")
+    def closed(self, close: str) -> bool:
+        """After an item: True at `close` (consumed), False at a comma (consumed)."""
+        tok = self.take()
+        if tok == close:
+            return True
+        if tok != ",":
+            raise self.fail(f"expected ',' or {close!r}")
+        return False
 
     def value(self) -> Value:
         first = self.primary()
-        if self.peek() == ":>":  # (k :> v @@ k :> v ...) without the parentheses
-            pairs = []
-            key = first
-            while True:
-                self.take(":>")
-                pairs.append((key, self.value_no_fn()))
-                if self.peek() != "@@":
-                    break
-                self.take()
-                key = self.primary()
-            return Fn(pairs)
-        return first
-
-    def value_no_fn(self) -> Value:
-        return self.primary()
+        if self.peek() != ":>":
+            return first
+        pairs = []  # (k :> v @@ k :> v ...) without the parentheses
+        key = first
+        while True:
+            self.take(":>")
+            pairs.append((key, self.primary()))
+            if self.peek() != "@@":
+                return Fn(pairs)
+            self.take()
+            key = self.primary()
 
     def primary(self) -> Value:
-        kind, tok = self.take()
-        if kind == "int":
+        start = self.i
+        tok = self.take()
+        close = _CLOSING.get(tok)
+        if close is None:
+            return self.atom(tok)
+        end = self.ends.get(start)
+        if self.seen is None or end is None:
+            return self.bracketed(tok, close)
+        key = tuple(self.toks[start:end + 1])
+        hit = self.seen.get(key)
+        if hit is not None:
+            self.i = end + 1
+            return hit
+        value = self.bracketed(tok, close)
+        if self.i == end + 1:
+            self.seen[key] = value
+        return value
+
+    def atom(self, tok: str) -> Value:
+        if _is_int(tok):
             if self.peek() == "..":
                 self.take()
-                kind, high = self.take()
-                if kind != "int":
-                    raise ValueSyntaxError(f"an interval ends with {high!r} in {self.text[:60]!r}")
+                high = self.take()
+                if not _is_int(high):
+                    raise self.fail(f"an interval ends with {high!r}")
                 return frozenset(range(int(tok), int(high) + 1))
             return int(tok)
-        if kind == "str":
-            return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), tok[1:-1])
-        if kind == "name":
+        if tok[0] == '"' and len(tok) > 1 and tok[-1] == '"':
+            return _ESCAPE.sub(lambda m: _ESCAPES.get(m.group(1), m.group(1)), tok[1:-1])
+        if tok[0] in _NAME_START:
             if tok in ("TRUE", "FALSE"):
                 return TRUE if tok == "TRUE" else FALSE
             return ModelValue(tok)
-        if tok == "{":
-            elems: list[Value] = []
-            for _ in self.items("}"):
-                elems.append(self.value())
-            return frozenset(elems)
-        if tok == "<<":
-            seq: list[Value] = []
-            for _ in self.items(">>"):
-                seq.append(self.value())
-            return Fn.tuple_of(seq)
-        if tok == "[":
-            fields: list[tuple[Value, Value]] = []
-            for _ in self.items("]"):
-                kind, name = self.take()
-                if kind != "name":
-                    raise ValueSyntaxError(f"a record field {name!r} in {self.text[:60]!r}")
-                self.take("|->")
-                fields.append((name, self.value()))
-            return Fn(fields)
+        raise self.fail(f"unexpected {tok!r}")
+
+    def bracketed(self, tok: str, close: str) -> Value:
         if tok == "(":
             inner = self.value()
             self.take(")")
             return inner
-        raise ValueSyntaxError(f"unexpected {tok!r} in {self.text[:60]!r}")
+        if self.peek() == close:
+            self.take()
+            return frozenset() if tok == "{" else Fn(())
+        if tok == "{":
+            elems: list[Value] = []
+            while True:
+                elems.append(self.value())
+                if self.closed(close):
+                    return frozenset(elems)
+        if tok == "<<":
+            seq: list[Value] = []
+            while True:
+                seq.append(self.value())
+                if self.closed(close):
+                    return Fn.tuple_of(seq)
+        fields: list[tuple[Value, Value]] = []
+        while True:
+            name = self.take()
+            if name[0] not in _NAME_START:
+                raise self.fail(f"a record field {name!r}")
+            self.take("|->")
+            fields.append((name, self.value()))
+            if self.closed(close):
+                return Fn(fields)
 
 
-def parse_value(text: str) -> Value:
-    """Read one value as TLC prints it (`{1, 2}`, `<<a, "s">>`, `[f |-> 1]`, `(1 :> 2 @@ ...)`)."""
+def parse_value(text: str, seen: SubValues | None = None) -> Value:
+    """Read one value as TLC prints it (`{1, 2}`, `<<a, "s">>`, `[f |-> 1]`, `(1 :> 2 @@ ...)`);
+    `seen`: the bracketed parts of values read before, by their tokens, which it reads from
+    and adds to (values are immutable, so one object serves every place a part occurs)."""
     try:
-        reader = _Reader(text)
+        reader = _Reader(text, seen)
         value = reader.value()
     except ValueError as exc:
         raise ValueSyntaxError(str(exc)) from exc
