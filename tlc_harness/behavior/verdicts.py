@@ -231,6 +231,12 @@ _SOURCES = {
 }
 
 
+def instead_of(before: BehaviorResult) -> dict[str, Any]:
+    """What the engines said, kept in the record of a verdict a later check gave instead."""
+    return {"verdict": before.verdict.value, "code": before.code.value if before.code else None,
+            "reason": before.reason}
+
+
 def reasons_of(verdict: BehaviorVerdict) -> list[Reason]:
     """The reason codes of `verdict`, in the order they are declared."""
     return [code for code in Reason if code.verdict is verdict]

@@ -37,7 +37,13 @@ from tlc_harness.behavior.staging import (
     stage_output,
     uncovered,
 )
-from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason, ValueSource
+from tlc_harness.behavior.verdicts import (
+    BehaviorResult,
+    BehaviorVerdict,
+    Reason,
+    ValueSource,
+    instead_of,
+)
 from tlc_harness.tools.spec import SpecSource
 
 NO_STEP = "AliasNoStep"
@@ -152,9 +158,7 @@ def _too_few(before: BehaviorResult, started: float, runs: int, plan: ConstantPl
         engine=before.engine, code=Reason.TOO_FEW_STATES,
         details={"constants": constants, "mapping_free_check": "initial_states",
                  "initial_states": {"output": out_count, "reference": ref_count},
-                 "instead_of": {"verdict": before.verdict.value,
-                                "code": before.code.value if before.code else None,
-                                "reason": before.reason}})
+                 "instead_of": instead_of(before)})
 
 
 def _no_step(variables: tuple[str, ...]) -> str:

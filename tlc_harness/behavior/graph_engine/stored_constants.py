@@ -37,7 +37,13 @@ from tlc_harness.behavior.staging import (
     stage_output,
     uncovered,
 )
-from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason, ValueSource
+from tlc_harness.behavior.verdicts import (
+    BehaviorResult,
+    BehaviorVerdict,
+    Reason,
+    ValueSource,
+    instead_of,
+)
 from tlc_harness.source.formulas import instantiates
 from tlc_harness.source.stored import stored_only
 from tlc_harness.tools.spec import SpecSource
@@ -106,9 +112,7 @@ def smaller_whatever_stored(job: Job, before: BehaviorResult) -> BehaviorResult 
         code=Reason.TOO_FEW_STATES if small else Reason.HALTS_SOONER,
         details={"constants": constants, "mapping_free_check": "stored_only",
                  "output_states": len(mine.graph), "reference_states": len(theirs.graph),
-                 "instead_of": {"verdict": before.verdict.value,
-                                "code": before.code.value if before.code else None,
-                                "reason": before.reason}})
+                 "instead_of": instead_of(before)})
 
 
 def _justified_map(plan: ConstantPlan, constants: tuple[str, ...]) -> dict[str, str] | None:
