@@ -5,6 +5,8 @@ ends in an infrastructure error is never stored."""
 from __future__ import annotations
 
 import json
+import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -128,3 +130,23 @@ def test_a_real_run_that_hits_a_tiny_limit_is_stored(tmp_path: Path,
         runs: list[Any] = []
         monkeypatch.setattr(tiny, "check", lambda *a, **k: runs.append(a))
         assert _build(tiny, store, "original") == (variant, check) and runs == []
+
+
+class SlowHarness(FakeHarness):
+    """A harness whose TLC runs take a while, so that concurrent builds overlap."""
+
+    def check(self, spec: Any, cfg: Any = None, **kw: Any) -> CheckResult:
+        time.sleep(0.3)
+        return super().check(spec, cfg, **kw)
+
+
+@pytest.mark.parametrize("limit", [Verdict.OK, Verdict.TIMEOUT])
+def test_concurrent_builds_of_one_variant_verify_it_once(tmp_path: Path, limit: Verdict) -> None:
+    """Workers grading outputs of the same task at once: one verifies, the others read its
+    entry (a variant at its time limit is paid once too)."""
+    store = VariantStore(tmp_path)
+    harnesses = [SlowHarness(limit) for _ in range(4)]
+    with ThreadPoolExecutor(len(harnesses)) as pool:
+        built = list(pool.map(lambda h: _build(h, store), harnesses))
+    assert sorted(len(h.calls) for h in harnesses) == [0, 0, 0, 3]
+    assert all(b == built[0] for b in built)

@@ -24,6 +24,7 @@ from alias_fixtures.tasks.task import Task
 from reports.schema import CONDITIONS
 from tlc_harness.source.cfg import ModelConfig, parse_cfg
 from tlc_harness.source.rename import RenameError, random_rename_map, rename_cfg, rename_modules
+from tlc_harness.tools.disk_cache import key_lock
 from tlc_harness.tools.results import LIMIT_VERDICTS, CheckResult, Verdict
 from tlc_harness.tools.runner import Harness, deciding_settings
 from tlc_harness.tools.spec import SpecSource
@@ -200,6 +201,11 @@ class VariantStore:
                              default=str)
         return "limit-" + hashlib.sha256(payload.encode()).hexdigest()
 
+    def lookup(self, key: str, harness: Harness) -> tuple[Variant, Verification] | None:
+        """The verification stored under `key`, or the one that hit a limit under `harness`'s
+        limits."""
+        return self.get(key) or self.get(self.limit_key(key, harness))
+
     def get(self, key: str) -> tuple[Variant, Verification] | None:
         path = self.folder / f"{key}.json"
         if not path.is_file():
@@ -222,14 +228,32 @@ class VariantStore:
 def build_variant(harness: Harness, task: Task, condition: str, *, seed: int | str = 0,
                   maps_dir: str | Path | None = None, store: VariantStore | None = None,
                   original: CheckResult | None = None) -> tuple[Variant | None, Verification]:
-    """Make and verify one variant (cached). A variant that cannot be made is unverified."""
+    """Make and verify one variant (cached). A variant that cannot be made is unverified.
+    With a store, one process verifies a missing variant at a time: the others wait for its
+    entry (xdist workers, Ray actors or shell jobs grading outputs of the same task)."""
     extra = ""
     if condition == "meaningful" and maps_dir is not None:
         path = Path(maps_dir) / f"{task.id}.json"
         extra = path.read_text(encoding="utf-8") if path.is_file() else ""
-    key = store.key(task, condition, seed, extra) if store else ""
-    if store and (hit := store.get(key) or store.get(store.limit_key(key, harness))):
+    if store is None:
+        return _built(harness, task, condition, seed, maps_dir, original)
+    key = store.key(task, condition, seed, extra)
+    if hit := store.lookup(key, harness):
         return hit
+    with key_lock(store.folder, key):
+        if hit := store.lookup(key, harness):  # verified by another process while this one waited
+            return hit
+        variant, verification = _built(harness, task, condition, seed, maps_dir, original)
+        if variant is not None and not verification.limited:
+            store.put(key, variant, verification)
+        elif variant is not None and verification.kept_under_limits:  # hit again under them
+            store.put(store.limit_key(key, harness), variant, verification)
+        return variant, verification
+
+
+def _built(harness: Harness, task: Task, condition: str, seed: int | str,
+           maps_dir: str | Path | None, original: CheckResult | None
+           ) -> tuple[Variant | None, Verification]:
     try:
         variant = make_variant(task, condition, seed=seed, maps_dir=maps_dir)
     except (RenameError, VariantError) as exc:
@@ -244,8 +268,4 @@ def build_variant(harness: Harness, task: Task, condition: str, *, seed: int | s
         verification = verify_variant(harness, variant, original)
     if verification.verified:  # TLC explored its whole model: its size is known
         variant = replace(variant, distinct_states=verification.renamed_states)
-    if store and not verification.limited:
-        store.put(key, variant, verification)
-    elif store and verification.kept_under_limits:  # the same limits would hit it again
-        store.put(store.limit_key(key, harness), variant, verification)
     return variant, verification
