@@ -136,7 +136,8 @@ def run_one(corpus: Path, spec: str, model: str, cache: Path, timeout: float) ->
 def run_xdist(name: str, work: list[tuple[str, str]], corpus: Path, cache: Path, jobs: int,
               timeout: float) -> list[dict[str, Any]]:
     """Every output graded in one pytest run with `jobs` xdist workers (study_scale_cases.py:
-    one JVM pool and one corpus load per worker); the rows the workers wrote."""
+    one JVM pool and one corpus load per worker; a task's outputs on one worker, as a
+    benchmark run groups a variant's cases); the rows the workers wrote."""
     with tempfile.TemporaryDirectory(prefix="alias-study-rows-") as tmp:
         plan = Path(tmp) / "plan.json"
         plan.write_text(json.dumps({"corpus": str(corpus), "cache": str(cache),
@@ -144,6 +145,7 @@ def run_xdist(name: str, work: list[tuple[str, str]], corpus: Path, cache: Path,
                                     "items": [list(k) for k in work]}), encoding="utf-8")
         proc = subprocess.run(  # noqa: S603 - pytest on this folder's case file
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", str(jobs),
+             "-p", "alias_fixtures.plugin.scheduling", "--dist", "loadgroup",
              str(HERE / "study_scale_cases.py")], env={**os.environ, PLAN_ENV: str(plan),
                                                         "PYTHONPATH": str(HERE.parent)},
             stdout=sys.stderr, check=False, cwd=HERE.parent)  # pytest's progress, as it goes

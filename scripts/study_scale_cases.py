@@ -2,7 +2,9 @@
 
 The plan file named by `ALIAS_STUDY_PLAN` lists the outputs, the corpus, the cache root, the
 TLC limit and the folder where each case writes its row (`row-<n>.json`). Each xdist worker
-loads the corpus and starts its TLC harness once, for all the outputs it grades.
+loads the corpus and starts its TLC harness once, for all the outputs it grades. A case's id is
+`<spec id>/<model>`: under `alias_fixtures.plugin.scheduling` the outputs of one task go to
+one worker, as a benchmark run's cases of one variant do.
 """
 
 from __future__ import annotations
@@ -37,8 +39,9 @@ def harness() -> Iterator[Any]:
         yield started
 
 
-@pytest.mark.parametrize("number", range(len(PLAN["items"])))
-def test_output(number: int, corpus: tuple[dict[tuple[str, str], Any], list[Any]],
+@pytest.mark.parametrize("number", range(len(PLAN["items"])),
+                         ids=[f"{spec}/{model}" for spec, model in PLAN["items"]])
+def test_case(number: int, corpus: tuple[dict[tuple[str, str], Any], list[Any]],
                 harness: Any) -> None:
     spec, model = PLAN["items"][number]
     outputs, tasks = corpus

@@ -46,8 +46,18 @@ def run(pytester: pytest.Pytester, tasks: Path, *args: str) -> pytest.RunResult:
 
 def test_reference_run_with_xdist_writes_one_line_per_case(pytester: pytest.Pytester,
                                                             tasks: Path) -> None:
-    result = run(pytester, tasks, "--alias-model", "reference", "--alias-samples", "2", "-n", "2")
+    result = run(pytester, tasks, "--alias-model", "reference", "--alias-samples", "2", "-n", "2",
+                 "-v")
     result.assert_outcomes(passed=8)
+    # each variant's cases go to one worker (`--dist loadgroup` unless the user chose)
+    workers: dict[str, set[str]] = {}
+    for line in result.outlines:
+        if "PASSED" in line and "test_case[" in line and line.startswith("[gw"):
+            case = line.split("test_case[", 1)[1].rsplit("]", 1)[0]
+            workers.setdefault(case.rsplit("/", 1)[0], set()).add(line.split("]", 1)[0])
+    assert sorted(workers) == [f"{t}/{c}" for t in ("hour_clock", "up_down_counter")
+                               for c in ("original", "random")]
+    assert all(len(w) == 1 for w in workers.values()), workers
     rows = records(pytester.path / "out")
     assert rows[0]["kind"] == "header"
     assert len(rows[0]["jar_sha256"]) == 64  # type: ignore[arg-type]

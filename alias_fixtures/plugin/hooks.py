@@ -20,10 +20,12 @@ from typing import Any
 
 import pytest
 
+from alias_fixtures.plugin import scheduling
 from alias_fixtures.plugin.options import out_folder, probe_model, read_settings
 from alias_fixtures.plugin.session import AliasSession, CaseOutcome, CaseSpec
 from reports.schema import RECORD_PROPERTY
 
+SCHEDULING = "alias-scheduling"
 SESSION_KEY = pytest.StashKey[AliasSession]()
 _STARTED = pytest.StashKey[bool]()
 RAY_ADDRESS_INPUT = "alias_ray_address"
@@ -37,12 +39,26 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "alias_case: one ALIAS benchmark case")
     config.stash[SESSION_KEY] = _start_session(config)
     if not hasattr(config, "workerinput"):
+        _group_by_variant(config)
         from reports.probe_writer import ProbeRowsPlugin
         from reports.summary import PROBES_FOLDER
 
         config.pluginmanager.register(ProbeRowsPlugin(
             lambda: Path(out_folder(config, probe_model(config))) / PROBES_FOLDER),
             "alias-probe-rows")
+
+
+def _group_by_variant(config: pytest.Config) -> None:
+    """With xdist and no `--dist` of the user's: `loadgroup`, so that each variant's cases go
+    to one worker (`alias_fixtures.plugin.scheduling`) and its reference self-check is made
+    once, by the worker that grades its cases, while the other workers grade other variants
+    instead of waiting for that check's lock."""
+    if not config.pluginmanager.is_registered(scheduling):
+        config.pluginmanager.register(scheduling, SCHEDULING)
+    chosen = any(str(a).startswith("--dist") or str(a) == "-d"
+                 for a in config.invocation_params.args)
+    if getattr(config.option, "dist", "no") == "load" and not chosen:
+        config.option.dist = "loadgroup"
 
 
 def _start_session(config: pytest.Config) -> AliasSession:
@@ -136,7 +152,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     """With xdist: the controller learns the selected cases before any is scheduled."""
-    cases = [i.split("test_case[", 1)[1].rstrip("]") for i in ids if "test_case[" in i]
+    # under `--dist loadgroup` a worker's ids end with `@<group>`
+    cases = [i.split("test_case[", 1)[1].rsplit("]", 1)[0] for i in ids if "test_case[" in i]
     if cases:
         _begin(node.config, cases)
 
