@@ -218,6 +218,22 @@ def test_a_fresh_coverage_reads_what_another_stored(tmp_path: Path,
         ReferenceCoverage(stand_in(), options, on_disk=False).check(VARIANT)
 
 
+def test_a_coverage_counts_the_seconds_its_self_checks_took(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def slow() -> BehaviorResult:
+        time.sleep(0.2)
+        return OK
+
+    monkeypatch.setattr(grade_module, "grade_behavior", lambda *a, **k: slow())
+    coverage = ReferenceCoverage(stand_in(), BehaviorOptions(cache=tmp_path))
+    assert coverage.seconds == 0.0  # nothing asked yet: a study script's timing reads this
+    coverage.check(VARIANT)
+    spent = coverage.seconds
+    assert spent >= 0.2
+    coverage.check(VARIANT)  # from memory
+    assert coverage.seconds == spent
+
+
 def test_a_cached_self_check_is_the_one_graded(harness: Harness, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     without = ReferenceCoverage(harness, BehaviorOptions(cache=tmp_path / "a"),

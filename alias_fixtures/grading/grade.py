@@ -85,6 +85,7 @@ class ReferenceCoverage:
         self.options = options or BehaviorOptions()
         self.store = ReferenceStore(self.options.cache) if on_disk else None
         self._seen: dict[tuple[str, str, str], BehaviorResult] = {}
+        self.seconds = 0.0  # spent making or reading self-checks (waiting for a lock included)
 
     def check(self, variant: Variant) -> BehaviorResult:
         """The reference's grade against itself, or `not_covered` (`reference_mismatch`) when
@@ -98,9 +99,11 @@ class ReferenceCoverage:
                 code=Reason.REFERENCE_MISMATCH, engine=self.options.engine)
         key = (variant.task_id, variant.condition, str(sorted(variant.rename_map.items())))
         if key not in self._seen:
+            start = time.monotonic()
             self._seen[key] = (self.store.check(self.harness, variant, self.options,
                                                 lambda: self._grade(variant))
                                if self.store is not None else self._grade(variant))
+            self.seconds += time.monotonic() - start
         return self._seen[key]
 
     def _grade(self, variant: Variant) -> BehaviorResult:
