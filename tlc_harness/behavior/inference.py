@@ -22,6 +22,9 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+import numpy.typing as npt
+
 from tlc_harness.behavior import checks
 from tlc_harness.behavior.features import (
     Feature,
@@ -57,6 +60,7 @@ MAX_NODES = 20_000        # partial assignments tried
 MAX_FULL = 60             # full assignments checked on the graphs
 MAX_TABLE = 400           # entries of a lookup table for a derived part
 MAX_SKIPPED = 2           # parts with candidates that may still be derived instead
+_PAIR_SHIFT = 32          # a (class, value id) pair as one int64: class << 32 | value id
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ class Inferred:
 
 
 class _Ids:
-    """Interns values (and tuples of ids) into small integers shared by both graphs."""
+    """Interns values into small integers shared by both graphs."""
 
     def __init__(self) -> None:
         self.table: dict[object, int] = {}
@@ -223,18 +227,68 @@ def _similar(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, a.lower(), b.lower()).ratio()
 
 
-def _projected(graph: StateGraph, keys: list[int]) -> tuple[set[int], set[int], set[tuple[int, int]]]:
-    return (set(keys), {keys[i] for i in graph.initial},
-            {(keys[a], keys[b]) for a, b in graph.edges})
+@dataclass(frozen=True)
+class _Arrays:
+    """A graph's initial states (each once) and the two ends of its edges, as arrays: the
+    search's inner loop compares whole columns of both graphs at once."""
+
+    initial: npt.NDArray[np.int64]
+    src: npt.NDArray[np.int64]
+    dst: npt.NDArray[np.int64]
+
+    @staticmethod
+    def of(graph: StateGraph) -> _Arrays:
+        edges = np.array(graph.edges, dtype=np.int64).reshape(-1, 2)
+        return _Arrays(np.unique(np.array(graph.initial, dtype=np.int64)),
+                       edges[:, 0].copy(), edges[:, 1].copy())
 
 
-def _consistent(search: _Search, g_keys: list[int],
-                r_projected: tuple[set[int], set[int], set[tuple[int, int]]]) -> bool:
-    r_states, r_init, r_edges = r_projected
-    if set(g_keys) != r_states or {g_keys[i] for i in search.out.initial} != r_init:
-        return False
-    return all(g_keys[a] == g_keys[b] or (g_keys[a], g_keys[b]) in r_edges
-               for a, b in search.out.edges)
+@dataclass(frozen=True)
+class _Layer:
+    """R's states told apart by the parts assigned so far: `keys[s]`, the class of state s
+    (an index into `codes`, the sorted distinct (earlier class, value) pairs); the classes of
+    the initial states and the class pairs of the edges (`a * len(codes) + b`), sorted."""
+
+    codes: npt.NDArray[np.int64]
+    keys: npt.NDArray[np.int64]
+    initial: npt.NDArray[np.int64]
+    edges: npt.NDArray[np.int64]
+
+
+def _paired(keys: npt.NDArray[np.int64], values: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """Each state's (class, value id) pair as one number (both are below 2**31)."""
+    return (keys << _PAIR_SHIFT) | values
+
+
+def _layer(ref: _Arrays, keys: npt.NDArray[np.int64], values: npt.NDArray[np.int64]) -> _Layer:
+    codes, classes = np.unique(_paired(keys, values), return_inverse=True)
+    classes = classes.astype(np.int64).reshape(-1)
+    size = len(codes)
+    return _Layer(codes, classes, np.unique(classes[ref.initial]),
+                  np.unique(classes[ref.src] * size + classes[ref.dst]))
+
+
+def _consistent(out: _Arrays, keys: npt.NDArray[np.int64], values: npt.NDArray[np.int64],
+                layer: _Layer) -> npt.NDArray[np.int64] | None:
+    """G's states in R's classes under one more part, or None where the parts so far cannot
+    belong to a mapping under which G refines R both ways: G and R must have the same classes
+    and the same initial classes, and each step of G that changes its class must be a step
+    of R between those classes."""
+    paired = _paired(keys, values)
+    size = len(layer.codes)
+    at = np.minimum(np.searchsorted(layer.codes, paired), size - 1)
+    if not np.array_equal(layer.codes[at], paired):
+        return None  # a state of G in a class no state of R is in
+    if np.count_nonzero(np.bincount(at, minlength=size)) != size:
+        return None  # a class of R that no state of G is in
+    if not np.array_equal(np.unique(at[out.initial]), layer.initial):
+        return None
+    moved = at[out.src] != at[out.dst]
+    steps = at[out.src[moved]] * size + at[out.dst[moved]]
+    found = np.minimum(np.searchsorted(layer.edges, steps), max(len(layer.edges) - 1, 0))
+    if len(steps) and (not len(layer.edges) or not np.array_equal(layer.edges[found], steps)):
+        return None
+    return at
 
 
 def _derive(search: _Search, part: Part, assigned: list[tuple[Part, Choice]],
@@ -322,26 +376,31 @@ def _assign(search: _Search, feats: list[Feature], reverse_budget: int
     matched.sort(key=lambda p: len(choices[id(p)]))
     assigned: list[tuple[Part, Choice]] = []
     skipped: list[Part] = []
-    image_ids: dict[int, list[int]] = {}  # a choice's image, interned (choices outlive this)
 
-    def deeper(depth: int, r_keys: list[int], g_keys: list[int]) -> Inferred | None:
+    r_arrays, g_arrays = _Arrays.of(ref), _Arrays.of(out)
+    value_ids: dict[int, npt.NDArray[np.int64]] = {}  # a column's values, interned once
+
+    def interned(key: object, column: Sequence[Value]) -> npt.NDArray[np.int64]:
+        if id(key) not in value_ids:
+            value_ids[id(key)] = np.array(search.ids.each(column), dtype=np.int64)
+        return value_ids[id(key)]
+
+    def deeper(depth: int, r_keys: npt.NDArray[np.int64], g_keys: npt.NDArray[np.int64]
+               ) -> Inferred | None:
         search.nodes += 1
         if search.out_of_budget():
             return None
         if depth == len(matched):
-            return _complete(search, roots, assigned, unmatched + skipped, feats, r_keys,
-                             g_keys, reverse_budget)
+            return _complete(search, roots, assigned, unmatched + skipped, feats,
+                             r_keys.tolist(), g_keys.tolist(), reverse_budget)
         part = matched[depth]
-        r_next = search.ids.each(zip(r_keys, search.ids.each(part.column), strict=True))
-        r_projected = _projected(search.ref, r_next)  # the same for every choice
+        layer = _layer(r_arrays, r_keys, interned(part, part.column))  # for every choice
         for choice in choices[id(part)]:
-            if id(choice) not in image_ids:
-                image_ids[id(choice)] = search.ids.each(choice.image)
-            g_next = search.ids.each(zip(g_keys, image_ids[id(choice)], strict=True))
-            if not _consistent(search, g_next, r_projected):
+            g_next = _consistent(g_arrays, g_keys, interned(choice, choice.image), layer)
+            if g_next is None:
                 continue
             assigned.append((part, choice))
-            found = deeper(depth + 1, r_next, g_next)
+            found = deeper(depth + 1, layer.keys, g_next)
             assigned.pop()
             if found is not None:
                 return found
@@ -352,7 +411,8 @@ def _assign(search: _Search, feats: list[Feature], reverse_budget: int
             return found
         return None
 
-    result = deeper(0, [0] * len(ref.states), [0] * len(out.states))
+    result = deeper(0, np.zeros(len(ref.states), dtype=np.int64),
+                    np.zeros(len(out.states), dtype=np.int64))
     return result, roots, leaves, choices
 
 
