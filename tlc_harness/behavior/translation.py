@@ -43,12 +43,20 @@ Hints = dict[Value, tuple[int, int]]
 def atom_hints(column: Sequence[Value], depths: Sequence[int]) -> Hints:
     """Where each atom of a column first shows (BFS depth) and how often: atoms that play
     the same part in two graphs (a PlusCal label, a tag) tend to show alike."""
-    found: dict[Value, list[int]] = {}
+    per_value: dict[Value, list[int]] = {}  # a column repeats its values: each read once
     for value, depth in zip(column, depths, strict=True):
+        seen = per_value.get(value)
+        if seen is None:
+            per_value[value] = [depth, 1]
+        else:
+            seen[0] = min(seen[0], depth)
+            seen[1] += 1
+    found: dict[Value, list[int]] = {}
+    for value, (depth, states) in per_value.items():
         for atom in set(atoms(value)):
             seen = found.setdefault(atom, [depth, 0])
             seen[0] = min(seen[0], depth)
-            seen[1] += 1
+            seen[1] += states
     return {a: (d, n) for a, (d, n) in found.items()}
 
 
