@@ -5,6 +5,7 @@ ends in an infrastructure error is never stored."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from alias_fixtures.tasks.task import builtin_tasks
-from alias_fixtures.tasks.variants import VariantStore, Verification, build_variant
+from alias_fixtures.tasks.variants import VariantStore, Verification, build_variant, build_variants
 from tlc_harness.tools.results import CheckResult, ParseResult, Verdict
 from tlc_harness.tools.runner import Harness, HarnessSettings
 
@@ -150,3 +151,32 @@ def test_concurrent_builds_of_one_variant_verify_it_once(tmp_path: Path, limit: 
         built = list(pool.map(lambda h: _build(h, store), harnesses))
     assert sorted(len(h.calls) for h in harnesses) == [0, 0, 0, 3]
     assert all(b == built[0] for b in built)
+
+
+class CountingHarness(SlowHarness):
+    """Counts the original task's own TLC runs, from several threads."""
+
+    def __init__(self) -> None:
+        super().__init__(Verdict.OK)
+        self.lock = threading.Lock()
+        self.originals = 0
+
+    def check(self, spec: Any, cfg: Any = None, **kw: Any) -> CheckResult:
+        if spec.main == TASK.main_module:
+            with self.lock:
+                self.originals += 1
+        return super().check(spec, cfg, **kw)
+
+
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_a_tasks_own_run_is_made_once_for_all_its_conditions(tmp_path: Path, jobs: int) -> None:
+    """Each renamed variant is compared with the original's run: one run serves them all,
+    whether the variants are verified one after another or at once."""
+    harness = CountingHarness()
+    pairs = [(TASK.id, c) for c in ("original", "random")]
+    built = build_variants(harness, {TASK.id: TASK}, pairs, seed=3, jobs=jobs)
+    assert harness.originals == 1
+    assert all(check.verified for _, check in built.values())
+    one_by_one = {pair: build_variant(FakeHarness(Verdict.OK), TASK, pair[1], seed=3)
+                  for pair in pairs}
+    assert built == one_by_one

@@ -113,7 +113,11 @@ def _begin(config: pytest.Config, case_ids: list[str]) -> None:
         return
     config.stash[_STARTED] = True
     alias = config.stash[SESSION_KEY]
-    pairs = sorted({tuple(i.split("/")[:2]) for i in case_ids})
+    pairs = sorted({(i.split("/")[0], i.split("/")[1]) for i in case_ids})
+    # the workers wait for their first case meanwhile: as many verifications at once
+    workers = getattr(config.option, "numprocesses", None)
+    alias.verify_variants(pairs, jobs=max(workers if isinstance(workers, int) else 1,
+                                          alias.settings.sweep_jobs))
     excluded = [(t, c, alias.variant(t, c)[1].reason) for t, c in pairs
                 if not alias.variant(t, c)[1].verified]
     from reports.plugin import start_results

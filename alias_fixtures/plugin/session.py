@@ -41,7 +41,13 @@ from alias_fixtures.tasks.descriptions import hidden_names
 from alias_fixtures.tasks.loaders import load_tasks
 from alias_fixtures.tasks.prompts import render_prompt
 from alias_fixtures.tasks.task import Task, builtin_tasks
-from alias_fixtures.tasks.variants import Variant, VariantStore, Verification, build_variant
+from alias_fixtures.tasks.variants import (
+    Variant,
+    VariantStore,
+    Verification,
+    build_variant,
+    build_variants,
+)
 from reports.schema import RECORD_SCHEMA_VERSION as SCHEMA_VERSION
 from tlc_harness.tools.runner import Harness
 
@@ -153,20 +159,41 @@ class AliasSession:
             self._model = counted_if_remote(adapter, self.settings.tokenizer)
         return self._model
 
+    def _variant_store(self) -> VariantStore:
+        return VariantStore(self.settings.variant_cache,
+                            jar_sha256=self.harness.toolchain.jar_sha256)
+
     def variant(self, task_id: str, condition: str) -> tuple[Variant | None, Verification]:
         key = (task_id, condition)
         if key not in self._variants:
-            store = VariantStore(self.settings.variant_cache,
-                                 jar_sha256=self.harness.toolchain.jar_sha256)
             self._variants[key] = build_variant(
                 self.harness, self.tasks[task_id], condition, seed=self.settings.seed,
-                maps_dir=self.settings.maps or None, store=store)
+                maps_dir=self.settings.maps or None, store=self._variant_store())
         return self._variants[key]
 
-    def prepare_variants(self) -> list[tuple[str, str, Verification]]:
+    def verify_variants(self, pairs: list[tuple[str, str]], jobs: int = 1) -> None:
+        """Build and verify the (task, condition) `pairs` not built yet, `jobs` at once (the
+        controller, while xdist's workers wait for their first case), each task's own TLC
+        run once for all its conditions."""
+        todo = [pair for pair in pairs if pair not in self._variants]
+        if not todo:
+            return
+        store = self._variant_store()
+        if jobs <= 1:
+            self._variants.update(build_variants(
+                self.harness, self.tasks, todo, seed=self.settings.seed,
+                maps_dir=self.settings.maps or None, store=store))
+            return
+        with Harness(tlc_timeout=self.settings.timeout, pool_size=jobs) as harness:
+            self._variants.update(build_variants(
+                harness, self.tasks, todo, seed=self.settings.seed,
+                maps_dir=self.settings.maps or None, store=store, jobs=jobs))
+
+    def prepare_variants(self, jobs: int = 1) -> list[tuple[str, str, Verification]]:
         """Build and verify every variant once (the controller does this before workers)."""
-        return [(t, c, self.variant(t, c)[1]) for t in sorted(self.tasks)
-                for c in self.settings.conditions]
+        pairs = [(t, c) for t in sorted(self.tasks) for c in self.settings.conditions]
+        self.verify_variants(pairs, jobs)
+        return [(t, c, self.variant(t, c)[1]) for t, c in pairs]
 
     def header(self) -> dict[str, Any]:
         from alias_fixtures.plugin.provenance import run_header

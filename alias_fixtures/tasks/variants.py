@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+import threading
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -181,6 +183,25 @@ def check_original(harness: Harness, task: Task) -> CheckResult:
     return harness.check(task.spec(), task.cfg, tlc_args=task.tlc_args)
 
 
+class OriginalRuns:
+    """Each task's own TLC run, made once for all its conditions (every renamed variant is
+    compared with it), by the first thread that needs it; the others wait for it."""
+
+    def __init__(self, harness: Harness) -> None:
+        self.harness = harness
+        self._runs: dict[str, CheckResult] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def __call__(self, task: Task) -> CheckResult:
+        with self._guard:
+            lock = self._locks.setdefault(task.id, threading.Lock())
+        with lock:
+            if task.id not in self._runs:
+                self._runs[task.id] = check_original(self.harness, task)
+            return self._runs[task.id]
+
+
 class VariantStore:
     """Verified variants on disk, one JSON file per (task content, condition, seed, map)."""
 
@@ -227,10 +248,13 @@ class VariantStore:
 
 def build_variant(harness: Harness, task: Task, condition: str, *, seed: int | str = 0,
                   maps_dir: str | Path | None = None, store: VariantStore | None = None,
-                  original: CheckResult | None = None) -> tuple[Variant | None, Verification]:
+                  original: CheckResult | OriginalRuns | None = None
+                  ) -> tuple[Variant | None, Verification]:
     """Make and verify one variant (cached). A variant that cannot be made is unverified.
     With a store, one process verifies a missing variant at a time: the others wait for its
-    entry (xdist workers, Ray actors or shell jobs grading outputs of the same task)."""
+    entry (xdist workers, Ray actors or shell jobs grading outputs of the same task).
+    `original`: the task's own TLC run, or where to get it (made only if the variant is
+    missing from the store)."""
     extra = ""
     if condition == "meaningful" and maps_dir is not None:
         path = Path(maps_dir) / f"{task.id}.json"
@@ -252,12 +276,14 @@ def build_variant(harness: Harness, task: Task, condition: str, *, seed: int | s
 
 
 def _built(harness: Harness, task: Task, condition: str, seed: int | str,
-           maps_dir: str | Path | None, original: CheckResult | None
+           maps_dir: str | Path | None, original: CheckResult | OriginalRuns | None
            ) -> tuple[Variant | None, Verification]:
     try:
         variant = make_variant(task, condition, seed=seed, maps_dir=maps_dir)
     except (RenameError, VariantError) as exc:
         return None, Verification(False, None, None, f"cannot rename: {exc}")
+    if isinstance(original, OriginalRuns):
+        original = original(task)
     original = original or check_original(harness, task)
     if condition == "original":
         ok = original.verdict is Verdict.OK
@@ -269,3 +295,21 @@ def _built(harness: Harness, task: Task, condition: str, seed: int | str,
     if verification.verified:  # TLC explored its whole model: its size is known
         variant = replace(variant, distinct_states=verification.renamed_states)
     return variant, verification
+
+
+def build_variants(harness: Harness, tasks: Mapping[str, Task], pairs: Sequence[tuple[str, str]],
+                   *, seed: int | str = 0, maps_dir: str | Path | None = None,
+                   store: VariantStore | None = None, jobs: int = 1
+                   ) -> dict[tuple[str, str], tuple[Variant | None, Verification]]:
+    """`build_variant` for every (task, condition) pair, `jobs` at once (threads sharing
+    `harness`, whose JVM pool should hold as many), each task's own TLC run made once."""
+    originals = OriginalRuns(harness)
+
+    def one(pair: tuple[str, str]) -> tuple[Variant | None, Verification]:
+        return build_variant(harness, tasks[pair[0]], pair[1], seed=seed, maps_dir=maps_dir,
+                             store=store, original=originals)
+
+    if jobs <= 1 or len(pairs) <= 1:
+        return {pair: one(pair) for pair in pairs}
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="alias-variants") as pool:
+        return dict(zip(pairs, pool.map(one, pairs), strict=True))
