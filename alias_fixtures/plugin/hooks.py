@@ -113,7 +113,7 @@ def _begin(config: pytest.Config, case_ids: list[str]) -> None:
         return
     config.stash[_STARTED] = True
     alias = config.stash[SESSION_KEY]
-    pairs = sorted({(i.split("/")[0], i.split("/")[1]) for i in case_ids})
+    pairs = sorted({(i.split("/")[0], i.split("/")[1]) for i in case_ids if i.count("/") == 2})
     # the workers wait for their first case meanwhile: as many verifications at once
     workers = getattr(config.option, "numprocesses", None)
     alias.verify_variants(pairs, jobs=max(workers if isinstance(workers, int) else 1,
@@ -156,8 +156,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     """With xdist: the controller learns the selected cases before any is scheduled."""
-    # under `--dist loadgroup` a worker's ids end with `@<group>`
-    cases = [i.split("test_case[", 1)[1].rsplit("]", 1)[0] for i in ids if "test_case[" in i]
+    cases = [c for c in map(scheduling.case_param, ids) if c is not None and c.count("/") == 2]
     if cases:
         _begin(node.config, cases)
 

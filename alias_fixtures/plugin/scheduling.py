@@ -19,16 +19,23 @@ from typing import Any
 
 import pytest
 
-CASE = "::test_case["
+CASE = "test_case"  # the test function of a case
+
+
+def case_param(nodeid: str) -> str | None:
+    """The parameter id of a case's node id (`...::test_case[<id>]`, perhaps followed by
+    xdist's `@<group>`); None for any other test, whatever its parameters hold."""
+    head, bracket, rest = nodeid.partition("[")
+    if not bracket or head.rsplit("::", 1)[-1] != CASE or "]" not in rest:
+        return None
+    return rest.rsplit("]", 1)[0]
 
 
 def case_scope(nodeid: str) -> str | None:
     """The group of a case's node id: its parameter's id up to the last `/` (the task and
     condition of `task/condition/s0`); None for any other test."""
-    if CASE not in nodeid:
-        return None
-    param = nodeid.split(CASE, 1)[1].rsplit("]", 1)[0]
-    return f"alias-case:{param.rsplit('/', 1)[0]}" if "/" in param else None
+    param = case_param(nodeid)
+    return f"alias-case:{param.rsplit('/', 1)[0]}" if param and "/" in param else None
 
 
 @pytest.hookimpl(optionalhook=True)
