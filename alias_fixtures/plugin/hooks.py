@@ -113,7 +113,7 @@ def _begin(config: pytest.Config, case_ids: list[str]) -> None:
         return
     config.stash[_STARTED] = True
     alias = config.stash[SESSION_KEY]
-    pairs = sorted({(i.split("/")[0], i.split("/")[1]) for i in case_ids if i.count("/") == 2})
+    pairs = sorted({(i.split("/")[0], i.split("/")[1]) for i in case_ids})
     # the workers wait for their first case meanwhile: as many verifications at once
     workers = getattr(config.option, "numprocesses", None)
     alias.verify_variants(pairs, jobs=max(workers if isinstance(workers, int) else 1,

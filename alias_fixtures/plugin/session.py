@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import time
 import traceback
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -113,9 +114,11 @@ class AliasSession:
     @property
     def harness(self) -> Harness:
         if self._harness is None:
-            self._harness = Harness(tlc_timeout=self.settings.timeout,
-                                    pool_size=self.settings.sweep_jobs)
+            self._harness = self._new_harness(self.settings.sweep_jobs)
         return self._harness
+
+    def _new_harness(self, pool_size: int) -> Harness:
+        return Harness(tlc_timeout=self.settings.timeout, pool_size=pool_size)
 
     @property
     def executor(self) -> GradingExecutor:
@@ -178,16 +181,11 @@ class AliasSession:
         todo = [pair for pair in pairs if pair not in self._variants]
         if not todo:
             return
-        store = self._variant_store()
-        if jobs <= 1:
-            self._variants.update(build_variants(
-                self.harness, self.tasks, todo, seed=self.settings.seed,
-                maps_dir=self.settings.maps or None, store=store))
-            return
-        with Harness(tlc_timeout=self.settings.timeout, pool_size=jobs) as harness:
+        with ExitStack() as stack:  # a pool of `jobs` JVMs, for this only
+            harness = stack.enter_context(self._new_harness(jobs)) if jobs > 1 else self.harness
             self._variants.update(build_variants(
                 harness, self.tasks, todo, seed=self.settings.seed,
-                maps_dir=self.settings.maps or None, store=store, jobs=jobs))
+                maps_dir=self.settings.maps or None, store=self._variant_store(), jobs=jobs))
 
     def prepare_variants(self, jobs: int = 1) -> list[tuple[str, str, Verification]]:
         """Build and verify every variant once (the controller does this before workers)."""

@@ -285,10 +285,7 @@ def _consistent(out: _Arrays, keys: npt.NDArray[np.int64], values: npt.NDArray[n
         return None
     moved = at[out.src] != at[out.dst]
     steps = at[out.src[moved]] * size + at[out.dst[moved]]
-    found = np.minimum(np.searchsorted(layer.edges, steps), max(len(layer.edges) - 1, 0))
-    if len(steps) and (not len(layer.edges) or not np.array_equal(layer.edges[found], steps)):
-        return None
-    return at
+    return at if np.isin(steps, layer.edges).all() else None
 
 
 def _derive(search: _Search, part: Part, assigned: list[tuple[Part, Choice]],
