@@ -25,6 +25,7 @@ from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.policy import POLICIES, Engine, Job, StepAside
 from tlc_harness.behavior.reverse_liveness import require_liveness_checked
 from tlc_harness.behavior.soundness import classify
+from tlc_harness.behavior.stage_clock import StageClock, add_stage_seconds
 from tlc_harness.behavior.staging import Reference, system_model
 from tlc_harness.behavior.subscripts import justify_ok
 from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason
@@ -35,6 +36,9 @@ from tlc_harness.source.tokens import blank_comments
 from tlc_harness.tools.runner import Harness
 from tlc_harness.tools.spec import SpecInputError
 
+#: the checks that need no mapping, tried in order on what no engine decided, by stage name
+MAPPING_FREE_STAGES = (("initial_states", fewer_initial_states),
+                       ("stored_constants", smaller_whatever_stored))
 #: the engines by name (a policy's steps name them)
 ENGINES: dict[str, Engine] = {"graphs": GraphEngine(), "wrappers": WrapperEngine()}
 
@@ -92,11 +96,15 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
         result = classify(result)  # every decided verdict has a class, or is not decided
         if result.verdict in (BehaviorVerdict.NO_MAPPING, BehaviorVerdict.UNDECIDED):
             # what no engine decided, a check that needs no mapping may (it holds for any)
-            for check in (fewer_initial_states, smaller_whatever_stored):
-                found = check(job, result)
-                if found is not None:
-                    result = classify(found)
+            clock = StageClock(deadline)
+            for stage, check in MAPPING_FREE_STAGES:
+                with clock.timed(stage):
+                    found = check(job, result)
+                if found is not None:  # the seconds spent before it stay on the record
+                    result = add_stage_seconds(classify(found),
+                                               result.details.get("stage_seconds") or {})
                     break
+            result = add_stage_seconds(result, clock.seconds)
     except (RenameError, SpecInputError) as exc:
         return BehaviorResult(BehaviorVerdict.UNDECIDED, None, f"the output cannot be staged for TLC: {exc}",
                               time.monotonic() - start, engine=options.engine,
@@ -119,6 +127,7 @@ def run_policy(job: Job) -> BehaviorResult:
         if isinstance(answer, BehaviorResult):
             if aside is None:
                 return answer
+            answer = add_stage_seconds(answer, aside.details.get("stage_seconds") or {})
             return replace(answer, seconds=time.monotonic() - start,
                            tlc_runs=answer.tlc_runs + runs,
                            details={**answer.details, "fallback": aside.why})

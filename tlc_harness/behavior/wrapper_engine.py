@@ -24,6 +24,7 @@ from tlc_harness.behavior.search import (
     paired_by_meaning,
     shape_mismatch,
 )
+from tlc_harness.behavior.stage_clock import StageClock, add_stage_seconds
 from tlc_harness.behavior.staging import (
     CfgValues,
     Reference,
@@ -50,14 +51,17 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
                    timeout: float | None = None, sweep_jobs: int = 1) -> BehaviorResult:
     """Search mappings and run the forward and reverse checks (R must pass its own check);
     `sweep_jobs` forward checks run at once, ahead of their turn (`sweeps`)."""
+    clock = StageClock()
     with Sweep[CheckResult](sweep_jobs) as sweep:
-        result = _graded(harness, ref, out_files, out_main, limit, timeout, sweep)
+        result = _graded(harness, ref, out_files, out_main, limit, timeout, sweep, clock)
     more = sweep.details()
-    return replace(result, details={**result.details, **more}) if more else result
+    result = replace(result, details={**result.details, **more}) if more else result
+    return add_stage_seconds(result, clock.seconds)
 
 
 def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_main: str,
-            limit: int, timeout: float | None, sweep: Sweep[CheckResult]) -> BehaviorResult:
+            limit: int, timeout: float | None, sweep: Sweep[CheckResult],
+            clock: StageClock) -> BehaviorResult:
     start = time.monotonic()
     outside = uncovered(ref)
     if outside:
@@ -93,6 +97,14 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
     safety_failures = 0  # candidates whose reverse run of the safety part failed
     too_big = _LimitedSpaces(ref)
 
+    def passed(cand: Candidate, details: dict[str, Any]) -> BehaviorResult:
+        """The `ok` under `cand`, once both directions passed."""
+        details.update(_constant_facts(cand.to_json(), attempts, values, pairings, alike,
+                                       passed=True))
+        return BehaviorResult(BehaviorVerdict.OK, cand.to_json(), f"refines both ways under "
+                              f"{cand.describe()}", time.monotonic() - start,
+                              tuple(attempts), (), runs, details=details)
+
     def forward(cand: Candidate) -> Callable[[], CheckResult]:
         def run() -> CheckResult:  # the wrapper is written only when the run is made
             src, cfg = forward_wrapper(ref, st, cand, values)
@@ -110,7 +122,8 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
         for k, later in enumerate(cands[n:n + sweep.jobs], n):  # this run and the next ones
             if not too_big.limits(later):
                 sweep.ahead(k, forward(later))
-        fwd = sweep.take(n, forward(cand))
+        with clock.timed("forward"):
+            fwd = sweep.take(n, forward(cand))
         runs += 1
         too_big.saw(cand, fwd.verdict)
         if fwd.verdict is Verdict.OK and fwd.vacuous:  # no initial state: nothing refines R
@@ -129,16 +142,18 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
                                     time.monotonic() - t0, fwd.detail[:300]))
             continue
         passed_forward = True
-        src, cfg = reverse_wrapper(ref, st, cand)
-        rev = harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout, compat=True)
+        with clock.timed("reverse"):
+            src, cfg = reverse_wrapper(ref, st, cand)
+            rev = harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout, compat=True)
         runs += 1
         attempts.append(Attempt(cand.to_json(), check_label(fwd), check_label(rev),
                                 time.monotonic() - t0, rev.detail[:300]))
         live = None
         if rev.verdict is Verdict.OK and temporal:
             # the output's fairness and liveness, on R's behaviors (`reverse_liveness`)
-            live = check_reverse_liveness(harness, ref, st, cand, values, one_to_one=True,
-                                          timeout=timeout)  # a renaming
+            with clock.timed("reverse_liveness"):
+                live = check_reverse_liveness(harness, ref, st, cand, values, one_to_one=True,
+                                              timeout=timeout)  # a renaming
             runs += live.runs
             if live.status == "violated" and live.check is not None:
                 liveness_failures += 1
@@ -150,13 +165,8 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
                 undecided_code = limit_reason(live.check.verdict) if live.check else undecided_code
                 continue
         if rev.verdict is Verdict.OK:
-            details = {} if live is None else {"reverse_liveness": live.status,
-                                               "reverse_liveness_reason": live.reason}
-            details.update(_constant_facts(cand.to_json(), attempts, values, pairings,
-                                           alike, passed=True))
-            return BehaviorResult(BehaviorVerdict.OK, cand.to_json(), f"refines both ways under "
-                                  f"{cand.describe()}", time.monotonic() - start,
-                                  tuple(attempts), (), runs, details=details)
+            return passed(cand, {} if live is None else {"reverse_liveness": live.status,
+                                                         "reverse_liveness_reason": live.reason})
         if rev.verdict in LIMIT_VERDICTS:
             if not undecided:
                 undecided = f"reverse check under {cand.describe()}: {check_label(rev)}"
@@ -190,10 +200,11 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
     if failed[True] and not failed[False] and len(attempts) == failed[True] and first_cand:
         # An evaluation error under every mapping may be the mappings' fault (a reference
         # function applied outside its domain) or the output's own: its run alone tells.
-        src, cfg = forward_wrapper(ref, st, first_cand, values)
-        own = harness.check(src, replace(cfg, invariants=(), properties=(), constraints=(),
-                                         action_constraints=()),
-                            tlc_args=ref.tlc_args, timeout=timeout, compat=True)
+        with clock.timed("own_run"):
+            src, cfg = forward_wrapper(ref, st, first_cand, values)
+            own = harness.check(src, replace(cfg, invariants=(), properties=(), constraints=(),
+                                             action_constraints=()),
+                                tlc_args=ref.tlc_args, timeout=timeout, compat=True)
         runs += 1
         seconds = time.monotonic() - start
         if own.verdict is Verdict.OK:

@@ -15,8 +15,8 @@ details (`retries`), in order.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -48,6 +48,7 @@ from tlc_harness.behavior.policy import Job, StepAside
 from tlc_harness.behavior.replay import replay
 from tlc_harness.behavior.reverse_liveness import check_reverse_liveness, temporal_output
 from tlc_harness.behavior.search import Candidate
+from tlc_harness.behavior.stage_clock import StageClock
 from tlc_harness.behavior.staging import (
     CfgValues,
     Staged,
@@ -124,9 +125,12 @@ class GraphGrade:
     started: float = field(default_factory=time.monotonic)
     facts: dict[str, Any] = field(default_factory=dict)
     #: seconds spent in each stage (`STAGES`), summed over the constant maps graded
-    timings: dict[str, float] = field(default_factory=dict)
+    clock: StageClock = field(init=False)
     #: the output's own runs under the values of a sweep, started ahead (`sweeps`)
     sweep: Sweep[Exploration] = field(default_factory=lambda: Sweep(1))
+
+    def __post_init__(self) -> None:
+        self.clock = StageClock(self.job.deadline)
 
     def result(self, verdict: BehaviorVerdict, reason: str, code: Reason | None = None,
                **kw: Any) -> BehaviorResult:
@@ -140,17 +144,15 @@ class GraphGrade:
         return StepAside(why, code, self.runs, {**self.facts,
                                                 "stage_seconds": dict(self.timings)})
 
-    @contextmanager
-    def timed(self, stage: str) -> Iterator[None]:
+    @property
+    def timings(self) -> dict[str, float]:
+        return self.clock.seconds
+
+    def timed(self, stage: str) -> AbstractContextManager[None]:
         """Add the seconds the block takes to `stage`'s; the stage starts only while the
         output's budget lasts (`deadline`)."""
         assert stage in STAGES, stage
-        self.job.deadline.enter(stage)
-        t0 = time.monotonic()
-        try:
-            yield
-        finally:
-            self.timings[stage] = round(self.timings.get(stage, 0.0) + time.monotonic() - t0, 3)
+        return self.clock.timed(stage)
 
     def retried(self, name: str) -> None:
         assert name in RETRIES, name
