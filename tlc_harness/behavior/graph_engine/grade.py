@@ -46,7 +46,13 @@ from tlc_harness.behavior.graphs import Exploration, StateGraph, explore, graph_
 from tlc_harness.behavior.inference import Inferred, infer, plain_failure
 from tlc_harness.behavior.policy import Job, StepAside
 from tlc_harness.behavior.replay import replay
-from tlc_harness.behavior.reverse_liveness import check_reverse_liveness, temporal_output
+from tlc_harness.behavior.reverse_liveness import (
+    CHECKED,
+    ITSELF,
+    check_reverse_liveness,
+    temporal_output,
+    the_reference_itself,
+)
 from tlc_harness.behavior.search import Candidate
 from tlc_harness.behavior.stage_clock import StageClock
 from tlc_harness.behavior.staging import (
@@ -457,6 +463,9 @@ class GraphGrade:
         `reverse_liveness`): its facts for the `ok`, or the verdict it gives instead."""
         if not temporal_output(staged):
             return {}
+        if the_reference_itself(self.job.ref, staged, self.job.out_files, self.job.out_main,
+                                cand):
+            return {"reverse_liveness": CHECKED, "reverse_liveness_reason": ITSELF}
         with self.timed("reverse_liveness"):
             live = check_reverse_liveness(self.job.harness, self.job.ref, staged, cand, values,
                                           one_to_one=bool(image) and len(set(image)) == len(image),
