@@ -1,10 +1,12 @@
 """The corpus outputs as pytest cases, for `study_scale.py --runner xdist` (not a test of ALIAS).
 
-The plan file named by `ALIAS_STUDY_PLAN` lists the outputs, the corpus, the cache root, the
-TLC limit and the folder where each case writes its row (`row-<n>.json`). Each xdist worker
-loads the corpus and starts its TLC harness once, for all the outputs it grades. A case's id is
-`<spec id>/<model>`: under `alias_fixtures.plugin.scheduling` the outputs of one task go to
-one worker, as a benchmark run's cases of one variant do.
+The plan file named by `ALIAS_STUDY_PLAN` lists the outputs (in the order they are handed
+out), the corpus, the cache root, the TLC limit, the grades to make (`grades`: null for every
+one, `["name"]` for a names pass) and the folder where each case writes its row
+(`row-<n>.json`, with the worker that graded it and its wall-clock start and end). Each xdist
+worker loads the corpus and starts its TLC harness once, for all the outputs it grades. A case's
+id is `<spec id>/<model>`: under `alias_fixtures.plugin.scheduling` the outputs of one task go
+to one worker, as a benchmark run's cases of one variant do.
 """
 
 from __future__ import annotations
@@ -45,9 +47,12 @@ def test_case(number: int, corpus: tuple[dict[tuple[str, str], Any], list[Any]],
                 harness: Any) -> None:
     spec, model = PLAN["items"][number]
     outputs, tasks = corpus
-    began = time.monotonic()
+    grades = tuple(PLAN["grades"]) if PLAN.get("grades") is not None else None
+    began, began_at = time.monotonic(), time.time()
     row = grade_row(outputs[(spec, model)], tasks, harness, Path(PLAN["cache"]),
-                    float(PLAN["timeout"]))
+                    float(PLAN["timeout"]), grades)
     row["wall"] = round(time.monotonic() - began, 3)
+    row.update(worker=os.environ.get("PYTEST_XDIST_WORKER", "main"), began_at=began_at,
+               ended_at=time.time())
     row["stages"]["startup"] = 0.0  # paid once per worker, inside the pass's wall time
     Path(PLAN["rows"], f"row-{number}.json").write_text(json.dumps(row), encoding="utf-8")
