@@ -90,23 +90,10 @@ def task_of(out: Any, tasks: list[Any]) -> Any:
     return next((t for t in tasks if task_key(t) == (out.spec_dir, out.cfg)), None)
 
 
-def expected_seconds(task: Any) -> float:
-    """What the corpus manifest says a task's model costs TLC: the larger of its local run's
-    `seconds` (only when that run counted states: a run that stopped at an error says nothing
-    of the model) and upstream's expected runtime (`upstream_expected.runtime`, hh:mm:ss)."""
-    local = float(task.extra.get("seconds") or 0.0) \
-        if task.extra.get("distinct_states") is not None else 0.0
-    runtime = str((task.extra.get("upstream_expected") or {}).get("runtime") or "")
-    parts = runtime.split(":")
-    upstream = (sum(int(p) * 60 ** k for k, p in enumerate(reversed(parts)))
-                if len(parts) == 3 and all(p.isdigit() for p in parts) else 0)
-    return max(local, float(upstream))
-
-
 def order_work(outputs: list[Any], tasks: list[Any], order: str) -> list[tuple[str, str]]:
     """The (spec id, model) items in the order they are handed out. `heaviest`: the outputs of
-    the tasks whose reference takes TLC longest (`expected_seconds`, the only cost known
-    before a cold run) first, a task's outputs together, ties by
+    the tasks whose reference takes TLC longest (`Task.expected_seconds`, the only cost
+    known before a cold run) first, a task's outputs together, ties by
     (spec id, model). Longest processing time first: xdist's loadgroup hands a worker its next
     group while it still works on the current one, so a heavy group at the end of the queue
     leaves the other worker idle. `manifest`: the manifest's order."""
@@ -114,7 +101,7 @@ def order_work(outputs: list[Any], tasks: list[Any], order: str) -> list[tuple[s
         return [o.key for o in outputs]
     cost: dict[tuple[str, str], float] = {}
     for t in tasks:
-        cost.setdefault(task_key(t), expected_seconds(t))  # the first, as task_of
+        cost.setdefault(task_key(t), t.expected_seconds)  # the first, as task_of
     groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for o in outputs:
         groups.setdefault((o.spec_dir, o.cfg), []).append(o.key)

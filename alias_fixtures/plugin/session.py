@@ -108,7 +108,12 @@ class AliasSession:
         return self.out / RESULTS_FILE
 
     def cases(self) -> list[CaseSpec]:
-        return [CaseSpec(t, c, s) for t in sorted(self.tasks) for c in self.settings.conditions
+        """Every (task, condition, sample), the tasks whose model costs TLC most first (as
+        their metadata says, `Task.expected_seconds`; then by id): xdist hands a worker its
+        next variant's cases while it still grades the current one, so a heavy variant
+        queued last would leave the other workers idle at the end of the run."""
+        order = sorted(self.tasks, key=lambda t: (-self.tasks[t].expected_seconds, t))
+        return [CaseSpec(t, c, s) for t in order for c in self.settings.conditions
                 for s in range(self.settings.samples)]
 
     @property

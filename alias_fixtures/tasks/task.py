@@ -26,6 +26,13 @@ _IMPORT = re.compile(r"\b(?:EXTENDS|INSTANCE)\b([^\n]*)")
 _NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
+def _seconds(value: Any) -> float:
+    try:
+        return max(0.0, float(value))
+    except (TypeError, ValueError):
+        return 0.0
+
+
 class TaskError(ValueError):
     """A task folder or file is missing or broken; the message names the task and the file."""
 
@@ -51,6 +58,22 @@ class Task:
     @property
     def cfg(self) -> ModelConfig:
         return parse_cfg(self.cfg_text)
+
+    @property
+    def expected_seconds(self) -> float:
+        """What the task's metadata says its model costs TLC, in seconds (0 when it says
+        nothing): the larger of a recorded run's `seconds` (only a run that counted states:
+        one that stopped at an error says nothing of the model) and upstream's expected
+        runtime (`upstream_expected.runtime`, hh:mm:ss), as a tlaplus/Examples manifest
+        records them. It orders work, heaviest first; it never decides anything."""
+        counted = self.extra.get("distinct_states") is not None
+        local = _seconds(self.extra.get("seconds")) if counted else 0.0
+        upstream = self.extra.get("upstream_expected")
+        runtime = str(upstream.get("runtime") or "") if isinstance(upstream, Mapping) else ""
+        parts = runtime.split(":")
+        clock = (sum(int(p) * 60 ** k for k, p in enumerate(reversed(parts)))
+                 if len(parts) == 3 and all(p.isdigit() for p in parts) else 0)
+        return max(local, float(clock))
 
     @property
     def main_file(self) -> str:
