@@ -276,3 +276,19 @@ def test_the_sweep_jobs_option_reaches_the_behavior_options() -> None:
     assert auto.behavior_options().sweep_jobs >= 1  # one per core of this machine
     with pytest.raises(pytest.UsageError, match="sweep jobs"):
         read_settings(_Config(alias_sweep_jobs="-2"))  # type: ignore[arg-type]
+
+
+def test_auto_sweep_jobs_share_the_cores_among_xdist_workers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 8)
+    worker = _Config(alias_sweep_jobs="auto")
+    worker.workerinput = {"workercount": 4}  # type: ignore[attr-defined]
+    assert read_settings(worker).sweep_jobs == 2  # type: ignore[arg-type]
+    alone = read_settings(_Config(alias_sweep_jobs="auto"))  # type: ignore[arg-type]
+    assert alone.sweep_jobs == 8
+    many = _Config(alias_sweep_jobs="auto")
+    many.workerinput = {"workercount": 16}  # type: ignore[attr-defined]
+    assert read_settings(many).sweep_jobs == 1  # type: ignore[arg-type]
+    given = _Config(alias_sweep_jobs="3")
+    given.workerinput = {"workercount": 4}  # type: ignore[attr-defined]
+    assert read_settings(given).sweep_jobs == 3  # type: ignore[arg-type]  # as asked

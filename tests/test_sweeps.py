@@ -94,6 +94,12 @@ def test_sweep_jobs_are_read(text: str, jobs: int) -> None:
     assert resolved_jobs(jobs) >= 1
 
 
+def test_auto_is_this_process_share_of_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 6)
+    assert [resolved_jobs(AUTO, n) for n in (1, 2, 4, 6, 12, 0)] == [6, 3, 1, 1, 1, 6]
+    assert resolved_jobs(5, 4) == 5  # a number is taken as given
+
+
 @pytest.mark.parametrize("text", ["-1", "two", "", "1.5"])
 def test_bad_sweep_jobs_are_refused(text: str) -> None:
     with pytest.raises(ValueError, match="sweep jobs"):

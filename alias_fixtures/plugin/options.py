@@ -129,6 +129,13 @@ def _get(config: pytest.Config, name: str) -> str:
     return str(config.getini(key) if value is None else value)
 
 
+def _workers(config: pytest.Config) -> int:
+    """The processes grading at once: an xdist worker's count of workers, else 1 (the
+    controller grades nothing; its variant verifications have their own count)."""
+    count = getattr(config, "workerinput", {}).get("workercount", 1)
+    return count if isinstance(count, int) and count > 0 else 1
+
+
 def _safe(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
 
@@ -158,7 +165,8 @@ def read_settings(config: pytest.Config) -> Settings:
             strict=bool(config.getoption("alias_strict") or config.getini("alias_strict")),
             turns=int(_get(config, "turns")), prices=_get(config, "prices").strip(),
             tokenizer=_get(config, "tokenizer").strip(),
-            sweep_jobs=resolved_jobs(sweep_jobs(_get(config, "sweep-jobs"))),
+            sweep_jobs=resolved_jobs(sweep_jobs(_get(config, "sweep-jobs")),
+                                     sharers=_workers(config)),
         )
     except ValueError as exc:
         raise pytest.UsageError(f"ALIAS: bad option value: {exc}") from exc

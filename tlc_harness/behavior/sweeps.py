@@ -39,9 +39,13 @@ def sweep_jobs(value: str | int) -> int:
     return jobs
 
 
-def resolved_jobs(jobs: int) -> int:
-    """`jobs` with `AUTO` replaced by this machine's cores."""
-    return jobs if jobs > 0 else max(1, os.cpu_count() or 1)
+def resolved_jobs(jobs: int, sharers: int = 1) -> int:
+    """`jobs` with `AUTO` replaced by this process's share of the machine's cores: all of them,
+    or their `sharers`-th part when as many processes grade at once (xdist workers), so that
+    `auto` never asks for more JVMs than there are cores. A number is taken as given."""
+    if jobs > 0:
+        return jobs
+    return max(1, (os.cpu_count() or 1) // max(1, sharers))
 
 
 class Sweep(Generic[T]):
