@@ -5,11 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy  # noqa: F401 - see below
 import pytest
+import scipy.stats  # noqa: F401 - see below
 
 from alias_fixtures.tasks.loaders import shared_corpus as find_shared_corpus
 from tlc_harness.tools.runner import Harness
 
+# numpy and scipy.stats are imported before any test runs: pytester's in-process runs drop the
+# modules first imported inside them, and numpy's C extensions cannot be loaded twice in one
+# process, so a second inner run that grades or reports (the graph engine's search uses numpy,
+# the report's statistics scipy.stats, which loads numpy.fft) failed when such a test ran
+# without another test having imported them first.
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
