@@ -76,17 +76,21 @@ def the_reference_itself(ref: Reference, staged: Staged, out_files: Mapping[str,
                          out_main: str, cand: Candidate) -> bool:
     """Whether the output (`out_files`, as given, before staging) is the reference's own
     modules and `cand` the identity (each of its variables and constants to its own name, no
-    value tables or model values): a reference
-    graded against itself. Every reverse check, of the safety part or of the fairness and
-    liveness, is then `F => F` (or `Live => Live`) with F the reference's own formula: valid,
-    so no TLC run can fail it. The forward run is still made: it tells whether TLC explores
-    the reference and evaluates its formula within the limits, which is what a self-check
-    asks."""
+    value tables or model values): a reference graded against itself. Every reverse check, of
+    the safety part or of the fairness and liveness, is then `F => F` (or `Live => Live`)
+    with F the reference's own formula: valid, so no TLC run can fail it. The forward run is
+    still made: it tells whether TLC explores the reference and evaluates its formula within
+    the limits, which is what a self-check asks."""
     return (dict(out_files) == dict(ref.files) and out_main == ref.main
             and not cand.definitions and not cand.model_values
             and set(cand.variables) == set(staged.ref_shape.variables)
             and all(r == g for r, g in cand.variables.items())
             and all(o == r for o, r in cand.constants.items()))
+
+
+def checked_as_itself() -> dict[str, str]:
+    """An `ok`'s reverse-liveness facts where `the_reference_itself` holds (no run made)."""
+    return {"reverse_liveness": CHECKED, "reverse_liveness_reason": ITSELF}
 
 
 def check_reverse_liveness(harness: Harness, ref: Reference, staged: Staged, cand: Candidate,

@@ -17,9 +17,9 @@ from typing import Any
 from tlc_harness.behavior.options import DEFAULT_LIMIT
 from tlc_harness.behavior.policy import Job
 from tlc_harness.behavior.reverse_liveness import (
-    CHECKED,
     ITSELF,
     check_reverse_liveness,
+    checked_as_itself,
     temporal_output,
     the_reference_itself,
 )
@@ -152,8 +152,7 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
             # every reverse check is F => F: valid, so no run is made for it
             attempts.append(Attempt(cand.to_json(), check_label(fwd), ITSELF,
                                     time.monotonic() - t0))
-            return passed(cand, {"reverse_liveness": CHECKED, "reverse_liveness_reason": ITSELF}
-                          if temporal else {})
+            return passed(cand, checked_as_itself() if temporal else {})
         with clock.timed("reverse"):
             src, cfg = reverse_wrapper(ref, st, cand)
             rev = harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout, compat=True)

@@ -47,9 +47,8 @@ from tlc_harness.behavior.inference import Inferred, infer, plain_failure
 from tlc_harness.behavior.policy import Job, StepAside
 from tlc_harness.behavior.replay import replay
 from tlc_harness.behavior.reverse_liveness import (
-    CHECKED,
-    ITSELF,
     check_reverse_liveness,
+    checked_as_itself,
     temporal_output,
     the_reference_itself,
 )
@@ -465,7 +464,7 @@ class GraphGrade:
             return {}
         if the_reference_itself(self.job.ref, staged, self.job.out_files, self.job.out_main,
                                 cand):
-            return {"reverse_liveness": CHECKED, "reverse_liveness_reason": ITSELF}
+            return checked_as_itself()
         with self.timed("reverse_liveness"):
             live = check_reverse_liveness(self.job.harness, self.job.ref, staged, cand, values,
                                           one_to_one=bool(image) and len(set(image)) == len(image),
