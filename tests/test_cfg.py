@@ -163,7 +163,7 @@ CHECK_DEADLOCK FALSE
     assert cfg.properties == ("Live", "Live2")
     assert cfg.constraints == ("Bound",)
     assert cfg.action_constraints == ("Act",)
-    assert (cfg.symmetry, cfg.view, cfg.alias, cfg.postcondition) == ("Sym", "V", "A", "Post")
+    assert (cfg.symmetry, cfg.view, cfg.alias, cfg.postconditions) == ("Sym", "V", "A", ("Post",))
     assert cfg.check_deadlock is False
     assert cfg.model_values() == {"p1", "p2", "x", "NoHashVal"}
     assert cfg.module_qualifiers() == {"Voting", "Nano"}
@@ -292,9 +292,39 @@ def test_compat_drops_alias_and_postcondition_with_notes() -> None:
     assert result.cfg == parse_cfg("SPECIFICATION S\nVIEW V\nACTION_CONSTRAINT A")
     assert result.tlc_args == ()
     assert result.notes == (
-        "dropped ALIAS Al (unsupported by TLC 2.15)",
-        "dropped POSTCONDITION Pc (unsupported by TLC 2.15)",
+        "dropped ALIAS Al (unsupported by TLC 2.15): it only changes how TLC prints the states "
+        "of a trace",
+        "dropped POSTCONDITION Pc (unsupported by TLC 2.15): not checked once TLC has explored "
+        "every state; the behaviors are the same",
     )
+
+
+def test_newer_sections_are_read_renamed_written_and_dropped_for_the_2020_jar() -> None:
+    text = ("SPECIFICATION Spec\nINVARIANT TypeOK\n_POSSIBLE HasFour PourAction\n"
+            "POSTCONDITIONS Post1 Post2\nPOSTCONDITION Counts\n_PERIODIC Stats\n")
+    cfg = parse_cfg(text)
+    assert cfg.invariants == ("TypeOK",)  # a newer keyword ends the list before it
+    assert cfg.possible == ("HasFour", "PourAction")
+    assert cfg.postconditions == ("Post1", "Post2", "Counts")
+    assert cfg.periodic == ("Stats",)
+    assert parse_cfg(format_cfg(cfg)) == cfg
+    renamed = cfg.rename({"HasFour": "Xyzabcd", "Post1": "Qwert", "Stats": "Abcde"})
+    assert (renamed.possible[0], renamed.postconditions[0], renamed.periodic) == (
+        "Xyzabcd", "Qwert", ("Abcde",))
+    kinds = cfg.referenced_names()
+    assert (kinds["HasFour"], kinds["Post2"], kinds["Stats"]) == (
+        "possible", "postcondition", "periodic")
+    result = compat_for_legacy_tlc(cfg)
+    assert result.cfg == parse_cfg("SPECIFICATION Spec\nINVARIANT TypeOK\n")
+    assert [note.split(" (")[0] for note in result.notes] == [
+        "dropped POSTCONDITION Post1, Post2, Counts", "dropped _POSSIBLE HasFour, PourAction",
+        "dropped _PERIODIC Stats"]
+    assert all("the behaviors are the same" in note for note in result.notes)
+
+
+def test_a_record_written_with_one_postcondition_still_reads() -> None:
+    old = {"specification": "Spec", "postcondition": "Post"}
+    assert ModelConfig.from_json(old).postconditions == ("Post",)
 
 
 def test_compat_leaves_a_legacy_cfg_alone_and_flags_unreadable_values() -> None:
@@ -396,7 +426,9 @@ _CONFIGS = st.builds(
     symmetry=_OPT_NAME,
     view=_OPT_NAME,
     alias=_OPT_NAME,
-    postcondition=_OPT_NAME,
+    postconditions=_NAME_TUPLES,
+    possible=_NAME_TUPLES,
+    periodic=_NAME_TUPLES,
     check_deadlock=st.none() | st.booleans(),
 )
 

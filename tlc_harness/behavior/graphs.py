@@ -236,7 +236,7 @@ def exploration_cfg(cfg: ModelConfig, budget: int) -> ModelConfig:
     """The cfg that explores a model: no invariants, properties, symmetry or view; deadlock
     off; the budget as one more constraint."""
     return replace(cfg, invariants=(), properties=(), symmetry=None, view=None, alias=None,
-                   postcondition=None, check_deadlock=False,
+                   postconditions=(), possible=(), periodic=(), check_deadlock=False,
                    constraints=(*cfg.constraints, "AliasBudget"))
 
 

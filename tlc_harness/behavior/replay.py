@@ -70,7 +70,8 @@ def replay_cfg(cfg: ModelConfig, held: Sequence[str]) -> ModelConfig:
     return replace(cfg, constants=(*cfg.constants, *((m, m) for m in held)), init="AliasInit",
                    next="AliasNext", specification=None, invariants=("AliasNotDone",),
                    properties=(), constraints=(), action_constraints=(), symmetry=None,
-                   view=None, alias=None, postcondition=None, check_deadlock=False)
+                   view=None, alias=None, postconditions=(), possible=(), periodic=(),
+                   check_deadlock=False)
 
 
 def replay(harness: Harness, spec: SpecSource, cfg: ModelConfig, variables: Sequence[str],

@@ -39,12 +39,16 @@ _SECTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("symmetry", "symmetry", ("SYMMETRY",)),
     ("view", "view", ("VIEW",)),
     ("alias", "alias", ("ALIAS",)),
-    ("postcondition", "postcondition", ("POSTCONDITION",)),
+    ("postconditions", "postcondition", ("POSTCONDITION", "POSTCONDITIONS")),
+    ("possible", "possible", ("_POSSIBLE",)),
+    ("periodic", "periodic", ("_PERIODIC",)),
 )
-_LIST_FIELDS = frozenset({"invariants", "properties", "constraints", "action_constraints"})
+_LIST_FIELDS = frozenset({"invariants", "properties", "constraints", "action_constraints",
+                          "postconditions", "possible", "periodic"})
 _FIELD_OF = {kw: field for field, _, kws in _SECTIONS for kw in kws}
 KEYWORDS = frozenset({"CONSTANT", "CONSTANTS", "CHECK_DEADLOCK", *_FIELD_OF})
-"""Every section keyword of a cfg file (TLC 2.15 knows all but the last three)."""
+"""Every section keyword of a cfg file. TLC 2.15 (2020) lacks CHECK_DEADLOCK, ALIAS,
+POSTCONDITION(S), _POSSIBLE and _PERIODIC: `compat_for_legacy_tlc` rewrites them."""
 
 _BOOLEANS = frozenset({"TRUE", "FALSE"})
 _IDENT_RE = re.compile(r"[A-Za-z0-9_]*[A-Za-z][A-Za-z0-9_]*")
@@ -208,7 +212,12 @@ class ModelConfig:
     symmetry: str | None = None
     view: str | None = None
     alias: str | None = None
-    postcondition: str | None = None
+    #: checks TLC makes once, after exploring every state (newer TLC only)
+    postconditions: tuple[str, ...] = ()
+    #: predicates some reachable state must satisfy, checked with the `_Possible` module
+    possible: tuple[str, ...] = ()
+    #: operators TLC evaluates every so often while exploring (statistics)
+    periodic: tuple[str, ...] = ()
     check_deadlock: bool | None = None
 
     def _section_names(self, field: str) -> tuple[str, ...]:
@@ -299,6 +308,8 @@ class ModelConfig:
         }
         for field, _, _ in _SECTIONS:
             value = data.get(field)
+            if field == "postconditions" and value is None and data.get("postcondition"):
+                value = [data["postcondition"]]  # a record written before the list
             if field in _LIST_FIELDS:
                 kwargs[field] = tuple(str(x) for x in value or ())
             else:
@@ -399,7 +410,9 @@ def _legacy_unreadable(tok: _Tok) -> bool:
 
 
 def compat_for_legacy_tlc(cfg: ModelConfig) -> CompatResult:
-    """Rewrite ``cfg`` for the bundled 2020 TLC (no CHECK_DEADLOCK, ALIAS or POSTCONDITION)."""
+    """Rewrite ``cfg`` for the bundled 2020 TLC, which reads no CHECK_DEADLOCK, ALIAS,
+    POSTCONDITION(S), _POSSIBLE or _PERIODIC. Each note says what the rewrite loses: none of
+    these sections changes which behaviors the model has, only what TLC reports of them."""
     args: list[str] = []
     notes: list[str] = []
     if cfg.check_deadlock is False:
@@ -407,14 +420,28 @@ def compat_for_legacy_tlc(cfg: ModelConfig) -> CompatResult:
         notes.append("replaced CHECK_DEADLOCK FALSE by the TLC option -deadlock")
     elif cfg.check_deadlock is True:
         notes.append("dropped CHECK_DEADLOCK TRUE (the default; unsupported by TLC 2.15)")
-    for keyword, value in (("ALIAS", cfg.alias), ("POSTCONDITION", cfg.postcondition)):
-        if value is not None:
-            notes.append(f"dropped {keyword} {value} (unsupported by TLC 2.15)")
+    if cfg.alias is not None:
+        notes.append(f"dropped ALIAS {cfg.alias} (unsupported by TLC 2.15): it only changes "
+                     "how TLC prints the states of a trace")
+    for keyword, names, lost in _LEGACY_LISTS:
+        value: tuple[str, ...] = getattr(cfg, names)
+        if value:
+            notes.append(f"dropped {keyword} {', '.join(value)} (unsupported by TLC 2.15): "
+                         f"{lost}; the behaviors are the same")
     unsupported = tuple(
         f"constant {name} = {value}: TLC 2.15 reads no negative numbers, tuples or numbers"
         " of 2^31 or more in a cfg"
         for name, value in cfg.constants
         if any(_legacy_unreadable(t) for t in _tokenize(value))
     )
-    new = replace(cfg, check_deadlock=None, alias=None, postcondition=None)
+    new = replace(cfg, check_deadlock=None, alias=None, postconditions=(), possible=(),
+                  periodic=())
     return CompatResult(cfg=new, tlc_args=tuple(args), notes=tuple(notes), unsupported=unsupported)
+
+
+# (keyword, ModelConfig field, what dropping the section loses)
+_LEGACY_LISTS: tuple[tuple[str, str, str], ...] = (
+    ("POSTCONDITION", "postconditions", "not checked once TLC has explored every state"),
+    ("_POSSIBLE", "possible", "no check that some reachable state satisfies each"),
+    ("_PERIODIC", "periodic", "not evaluated while TLC explores (it only reports on the run)"),
+)
