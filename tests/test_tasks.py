@@ -110,7 +110,7 @@ def test_tlabench_layout(tmp_path: Path) -> None:
     (gold / "17_Clock.cfg").write_text("SPECIFICATION Spec\n")
     (tmp_path / "manifest.jsonl").write_text(json.dumps(
         {"spec_id": 17, "desc_intent_gpt": "An intent.", "source_repo": "x/y"}) + "\n")
-    styled = tmp_path / "descriptions" / "declarative_claude"
+    styled = tmp_path / "descriptions" / "declarative_gpt"
     styled.mkdir(parents=True)
     (styled / "17.txt").write_text("A declarative text.")
     (task,) = load_tasks(tmp_path)

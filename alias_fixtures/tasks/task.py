@@ -38,6 +38,26 @@ class TaskError(ValueError):
 
 
 @dataclass(frozen=True)
+class SkippedTask:
+    """A task of a collection that cannot be loaded, and why (the file and line at fault)."""
+
+    id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class TaskSet:
+    """The tasks a collection holds, and the ones it holds that cannot be loaded: one bad task
+    never stops a collection."""
+
+    tasks: tuple[Task, ...] = ()
+    skipped: tuple[SkippedTask, ...] = ()
+
+    def __add__(self, other: TaskSet) -> TaskSet:
+        return TaskSet((*self.tasks, *other.tasks), (*self.skipped, *other.skipped))
+
+
+@dataclass(frozen=True)
 class Task:
     """One benchmark task; `modules` maps file name -> text for the task's own modules."""
 
@@ -54,6 +74,9 @@ class Task:
     expected_distinct_states: int | None = None
     root: Path | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: whether the reference has been public (a model may have read it): True for the
+    #: published corpora, False for tasks written for ALIAS and never published, None unknown
+    published: bool | None = None
 
     @property
     def cfg(self) -> ModelConfig:
@@ -106,7 +129,7 @@ def _strip_comments(text: str) -> str:
     return re.sub(r"\\\*[^\n]*", " ", text)
 
 
-def _read(task_id: str, path: Path) -> str:
+def read_task_file(task_id: str, path: Path) -> str:
     try:
         return read_text(path)
     except SpecInputError as exc:
@@ -124,7 +147,7 @@ def load_task(folder: str | Path, *, module: str | None = None, cfg: str | None 
     meta_path = root / METADATA_FILE
     if meta_path.is_file():
         try:
-            meta = tomllib.loads(_read(tid, meta_path))
+            meta = tomllib.loads(read_task_file(tid, meta_path))
         except tomllib.TOMLDecodeError as exc:
             raise TaskError(f"task {tid}: {meta_path} is not valid TOML: {exc}") from exc
         tid = task_id or str(meta.get("id", tid))
@@ -149,19 +172,22 @@ def load_task(folder: str | Path, *, module: str | None = None, cfg: str | None 
     cfg_path = root / str(cfg_name)
     if not cfg_path.is_file():
         raise TaskError(f"task {tid}: cfg file {cfg_path} does not exist")
-    available = {name: _read(tid, root / name) for name in tla_files}
+    available = {name: read_task_file(tid, root / name) for name in tla_files}
     header = module_name_of(available[main_file])
     if header != module_name:
         raise TaskError(f"task {tid}: {main_file} declares MODULE {header}, not {module_name}")
-    cfg_text = _read(tid, cfg_path)
+    cfg_text = read_task_file(tid, cfg_path)
     try:
         parse_cfg(cfg_text)
     except CfgError as exc:
         raise TaskError(f"task {tid}: {cfg_path}: {exc}") from exc
     desc_path = root / str(meta.get("description", DESCRIPTION_FILE))
-    description = _read(tid, desc_path).strip() if desc_path.is_file() else None
+    description = read_task_file(tid, desc_path).strip() if desc_path.is_file() else None
     known = {"id", "module", "cfg", "tlc_args", "source", "licence", "tags", "pluscal",
-             "expected_distinct_states", "description"}
+             "expected_distinct_states", "description", "published"}
+    published = meta.get("published")
+    if published is not None and not isinstance(published, bool):
+        raise TaskError(f"task {tid}: {meta_path}: `published` must be true or false")
     return Task(
         id=tid, main_module=module_name, modules=task_modules(main_file, available),
         cfg_text=cfg_text, description=description,
@@ -169,7 +195,7 @@ def load_task(folder: str | Path, *, module: str | None = None, cfg: str | None 
         licence=str(meta.get("licence", "")), tags=tuple(meta.get("tags", ())),
         pluscal=bool(meta.get("pluscal", "--algorithm" in available[main_file])),
         expected_distinct_states=meta.get("expected_distinct_states"), root=root,
-        extra={k: v for k, v in meta.items() if k not in known},
+        extra={k: v for k, v in meta.items() if k not in known}, published=published,
     )
 
 
@@ -180,19 +206,38 @@ def is_task_folder(path: Path) -> bool:
 
 
 def load_task_dir(folder: str | Path) -> list[Task]:
-    """Every task folder directly under `folder` (or `folder` itself if it is one)."""
+    """Every task folder directly under `folder` (or `folder` itself if it is one); raises
+    TaskError on the first that cannot be loaded (`task_dir_set` skips it instead)."""
+    found = task_dir_set(folder)
+    if found.skipped:
+        raise TaskError(found.skipped[0].reason)
+    return list(found.tasks)
+
+
+def task_dir_set(folder: str | Path) -> TaskSet:
+    """Every task folder directly under `folder` (or `folder` itself if it is one); a folder
+    that cannot be loaded, or that repeats another's id, is skipped with its reason."""
     root = Path(folder)
     if not root.is_dir():
         raise TaskError(f"{root} is not a folder")
-    if is_task_folder(root):
-        return [load_task(root)]
-    tasks = [load_task(p) for p in sorted(root.iterdir()) if p.is_dir() and is_task_folder(p)]
+    folders = [root] if is_task_folder(root) else [
+        p for p in sorted(root.iterdir()) if p.is_dir() and is_task_folder(p)]
+    tasks: list[Task] = []
+    skipped: list[SkippedTask] = []
     seen: dict[str, Path | None] = {}
-    for task in tasks:
+    for path in folders:
+        try:
+            task = load_task(path)
+        except TaskError as exc:
+            skipped.append(SkippedTask(path.name, str(exc)))
+            continue
         if task.id in seen:
-            raise TaskError(f"task id {task.id} is used by both {seen[task.id]} and {task.root}")
+            skipped.append(SkippedTask(task.id, f"task id {task.id} is used by both "
+                                                f"{seen[task.id]} and {task.root}"))
+            continue
         seen[task.id] = task.root
-    return tasks
+        tasks.append(task)
+    return TaskSet(tuple(tasks), tuple(skipped))
 
 
 def builtin_tasks_dir() -> Path:
