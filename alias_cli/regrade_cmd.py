@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import hashlib
+import os
 import signal
 import sys
 import time
@@ -168,6 +169,8 @@ class Plan:
     style: str
     cache: Path | None = None  # the per-task cache root (None: the default); never recorded
     output_budget: float | None = None  # seconds per output's behavior grade (None: none)
+    category: str = "system"  # a TLA+-Bench release's specs that are tasks
+    module_path: tuple[str, ...] = ()  # folders for a release's imported modules
 
     @classmethod
     def of(cls, header: dict[str, Any], *, tasks: str | None = None,
@@ -191,7 +194,10 @@ class Plan:
                    maps=str(pick(maps, "maps", "") or ""),
                    style=str(header.get("style") or "declarative_claude"), cache=cache,
                    output_budget=float(pick(output_budget, "behavior_budget",
-                                            DEFAULT_OUTPUT_BUDGET) or 0) or None)
+                                            DEFAULT_OUTPUT_BUDGET) or 0) or None,
+                   category=str(header.get("category") or "system"),
+                   module_path=tuple(p for p in str(header.get("module_path") or "").split(
+                       os.pathsep) if p))
 
     def behavior(self) -> BehaviorOptions:
         from tlc_harness.behavior.options import BehaviorOptions
@@ -201,11 +207,11 @@ class Plan:
                                output_budget=self.output_budget)
 
     def load_tasks(self) -> list[Task]:
-        from alias_fixtures.tasks.loaders import load_tasks
-        from alias_fixtures.tasks.task import builtin_tasks
+        from alias_fixtures.tasks.loaders import load_sources, split_sources
 
-        return builtin_tasks() if self.tasks == "builtin" else load_tasks(self.tasks,
-                                                                            style=self.style)
+        return list(load_sources(split_sources(self.tasks), style=self.style,
+                                 category=self.category,
+                                 module_path=self.module_path).tasks)
 
     def json(self) -> dict[str, Any]:
         data = dict(self.__dict__, grades=list(self.grades))

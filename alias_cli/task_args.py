@@ -3,20 +3,34 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from alias_fixtures.tasks.loaders import DEFAULT_STYLE, load_tasks
-from alias_fixtures.tasks.task import Task, TaskError, builtin_tasks, builtin_tasks_dir, load_task
+from alias_fixtures.tasks.loaders import LAYOUTS, load_sources, split_sources
+from alias_fixtures.tasks.release import CATEGORIES, DEFAULT_CATEGORY, DEFAULT_STYLE
+from alias_fixtures.tasks.task import (
+    Task,
+    TaskError,
+    TaskSet,
+    builtin_tasks,
+    builtin_tasks_dir,
+    load_task,
+)
 
 
 def add_task_source(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--module", help="main module of a folder holding several .tla files")
     parser.add_argument("--cfg", help="cfg file of a folder holding several .cfg files")
-    parser.add_argument("--layout", default="auto",
-                        choices=("auto", "folders", "examples", "tlabench"),
+    parser.add_argument("--layout", default="auto", choices=LAYOUTS,
                         help="layout of a task collection (default: guess)")
     parser.add_argument("--style", default=DEFAULT_STYLE,
-                        help=f"TLA+-Bench description style ({DEFAULT_STYLE})")
+                        help=f"TLA+-Bench description style (default: {DEFAULT_STYLE})")
+    parser.add_argument("--category", default=DEFAULT_CATEGORY, choices=CATEGORIES,
+                        help=f"TLA+-Bench release: which specs are tasks (default: "
+                        f"{DEFAULT_CATEGORY})")
+    parser.add_argument("--module-path", action="append", default=[], metavar="DIR",
+                        help="a folder where a TLA+-Bench release's imported modules are looked "
+                        "up after the release's own (repeatable)")
 
 
 def resolve_task(spec: str, args: argparse.Namespace) -> Task:
@@ -31,10 +45,20 @@ def resolve_task(spec: str, args: argparse.Namespace) -> Task:
     raise TaskError(f"no task folder {spec!r}, and no built-in task of that id (built-in: {known})")
 
 
-def resolve_tasks(source: str | None, args: argparse.Namespace) -> list[Task]:
-    """Every task of a collection (default: the built-in suite)."""
+def resolve_task_set(source: str | None, args: argparse.Namespace) -> TaskSet:
+    """Every task of a collection (default: the built-in suite; several comma-separated), and
+    the ones it holds that cannot be loaded, with why."""
     if source is None:
-        return builtin_tasks()
+        return TaskSet(tuple(builtin_tasks()))
     if args.module or args.cfg:
-        return [load_task(source, module=args.module, cfg=args.cfg)]
-    return load_tasks(source, layout=args.layout, style=args.style)
+        return TaskSet((load_task(source, module=args.module, cfg=args.cfg),))
+    return load_sources(split_sources(source), layout=args.layout, style=args.style,
+                        category=args.category, module_path=args.module_path)
+
+
+def resolve_tasks(source: str | None, args: argparse.Namespace) -> list[Task]:
+    """The loadable tasks of a collection; a skipped one is named on stderr with why."""
+    found = resolve_task_set(source, args)
+    for skipped in found.skipped:
+        print(f"alias-bench: task {skipped.id} skipped: {skipped.reason}", file=sys.stderr)
+    return list(found.tasks)

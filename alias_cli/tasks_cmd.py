@@ -6,7 +6,7 @@ import argparse
 from collections import Counter
 
 from alias_cli.common import fail, print_json
-from alias_cli.task_args import add_task_source, resolve_tasks
+from alias_cli.task_args import add_task_source, resolve_task_set
 from alias_fixtures.tasks.descriptions import task_name_report
 from alias_fixtures.tasks.task import TaskError
 from tlc_harness.source.cfg import CfgError
@@ -26,7 +26,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        tasks = resolve_tasks(args.source, args)
+        found = resolve_task_set(args.source, args)
+        tasks = list(found.tasks)
         reports = [task_name_report(t, renameable_names(t.modules)) for t in tasks]
     except (TaskError, CfgError, OSError) as exc:
         return fail(str(exc))
@@ -35,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
                      "has_description": t.description is not None,
                      "hidden_names": [{"name": h.name, "kind": h.kind,
                                        "identifier_kind": h.identifier_kind} for h in r.hidden],
-                     "identifier_kinds": r.kind_counts} for r, t in zip(reports, tasks, strict=False)])
+                     "identifier_kinds": r.kind_counts} for r, t in zip(reports, tasks, strict=False)]
+                   + [{"task": s.id, "skipped": s.reason} for s in found.skipped])
         return 0
     width = max((len(t.id) for t in tasks), default=4)
     print(f"{'task':<{width}}  {'module':<20} hidden  domain conv abbr  hidden names")
@@ -51,4 +53,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"{len(tasks)} tasks; {with_hidden} with at least one hidden name "
           f"({sum(len(r.hidden) for r in reports)} hidden names); identifier kinds: "
           + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
+    for skipped in found.skipped:
+        print(f"skipped {skipped.id}: {skipped.reason}")
+    if found.skipped:
+        print(f"{len(found.skipped)} task(s) skipped: they cannot be loaded (above)")
     return 0

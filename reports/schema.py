@@ -80,6 +80,7 @@ class CaseRecord(TypedDict, total=False):
     task: str
     condition: str
     sample: int
+    published: bool | None
     hidden_names: list[str]
     grades: dict[str, GradeRecord]
     infra_error: str | None
@@ -121,6 +122,10 @@ class RunHeader(TypedDict, total=False):
     feedback_levels: list[str]
     prices: str
     tokenizer: str
+    style: str
+    category: str
+    module_path: str
+    skipped_tasks: list[dict[str, str]]
 
 
 class ProbeRow(TypedDict, total=False):

@@ -101,7 +101,7 @@ def test_regrade_locally_reproduces_the_verdicts(saved_run: Path, tmp_path: Path
         assert undeclared(record, CaseRecord) == [], "a field the record schema lacks"
     captured = capsys.readouterr()
     assert "regrade [" in captured.err and "8/8 cases" in captured.err  # the progress line
-    assert (tmp_path / "local" / "report").is_dir()
+    assert (tmp_path / "local" / "report").is_dir(), captured.out
 
 
 @needs_ray

@@ -84,8 +84,9 @@ def inspect_settings(params: Mapping[str, Any]) -> Settings:
     for name in _PATHS:
         if values[name]:
             values[name] = str(Path(values[name]).expanduser().resolve())
-    if values["tasks"] != "builtin":
-        values["tasks"] = str(Path(values["tasks"]).expanduser().resolve())
+    values["tasks"] = ",".join(
+        part if part == "builtin" else str(Path(part).expanduser().resolve())
+        for part in (p.strip() for p in values["tasks"].split(",")) if part)
     values["exposure_half"] = values["exposure_half"].upper()
     settings = Settings(**values)
     _check(settings)

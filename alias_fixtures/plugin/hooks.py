@@ -22,7 +22,7 @@ import pytest
 
 from alias_fixtures.plugin import scheduling
 from alias_fixtures.plugin.options import out_folder, probe_model, read_settings
-from alias_fixtures.plugin.session import AliasSession, CaseOutcome, CaseSpec
+from alias_fixtures.plugin.session import AliasSession, CaseOutcome, CaseSpec, TaskSourceError
 from reports.schema import RECORD_PROPERTY
 
 SCHEDULING = "alias-scheduling"
@@ -62,7 +62,10 @@ def _group_by_variant(config: pytest.Config) -> None:
 
 
 def _start_session(config: pytest.Config) -> AliasSession:
-    alias = AliasSession.start(read_settings(config))
+    try:
+        alias = AliasSession.start(read_settings(config))
+    except TaskSourceError as exc:
+        raise pytest.UsageError(str(exc)) from exc
     workerinput = getattr(config, "workerinput", {})
     alias.ray_address = workerinput.get(RAY_ADDRESS_INPUT)
     if _private_ray(alias) and not workerinput:
@@ -129,9 +132,13 @@ def _begin(config: pytest.Config, case_ids: list[str]) -> None:
     if reporter is not None:
         reporter.write_line(f"ALIAS: {len(case_ids)} cases ({len(pairs)} task/condition "
                             f"variants, model {alias.settings.model}); variants verified, "
-                            f"{len(excluded)} excluded")
+                            f"{len(excluded)} excluded; {len(alias.skipped)} task(s) of the "
+                            "sources skipped")
         for task, cond, why in excluded:
             reporter.write_line(f"ALIAS: excluded {task}/{cond}: {why}")
+        for skipped in alias.skipped:
+            reporter.write_line(f"ALIAS: task {skipped.id} skipped (cannot be loaded): "
+                                f"{skipped.reason}")
 
 
 def _case_ids(items: list[pytest.Item]) -> list[str]:

@@ -14,7 +14,10 @@ from tlc_harness.behavior.sweeps import resolved_jobs, sweep_jobs
 # name, default, help (each also an ini option `alias_<name>`)
 OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("tasks", "builtin", "tasks: `builtin`, a folder of task folders, a tlaplus/Examples "
-     "checkout or a TLA+-Bench release"),
+     "checkout or a TLA+-Bench release; several, comma-separated (builtin,PATH), in one run"),
+    ("category", "system", "TLA+-Bench release: which specs are tasks: system, utility or all"),
+    ("module-path", "", "folders (separated by the OS path separator) where a TLA+-Bench "
+     "release's imported modules are looked up after the release's own"),
     ("conditions", "original,random", "comma-separated conditions: original, random, meaningful"),
     ("samples", "5", "samples per task and condition"),
     ("model", "demo", "model: demo, reference, replay:PATH, anthropic:MODEL, openai:MODEL[@URL]"),
@@ -47,7 +50,8 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("executor", "local", "where outputs are graded: local (this process), ray (a private "
      "Ray on this machine, or the cluster of RAY_ADDRESS), ray:ADDRESS (an existing Ray "
      "cluster: auto, HOST:PORT or ray://HOST:10001); needs the `ray` extra"),
-    ("style", "declarative_claude", "TLA+-Bench description style"),
+    ("style", "declarative_gpt", "TLA+-Bench description style (declarative_gpt: every spec "
+     "has it; declarative_claude)"),
     ("turns", "1", "turns per case (the feedback track): after a failed turn the model gets "
      "the conversation and checker feedback and writes again; 1 = one shot"),
     ("feedback", "parse,tlc,names", "feedback levels shown after a failed turn: any of parse, "
@@ -108,6 +112,20 @@ class Settings:
     tokenizer: str = ""
     behavior_budget: float = DEFAULT_OUTPUT_BUDGET  # seconds; 0: no budget
     sweep_jobs: int = 1  # runs of a sweep at once (`sweeps.resolved_jobs`)
+    category: str = "system"  # a TLA+-Bench release's specs that are tasks
+    module_path: str = ""  # folders for a release's imported modules (os.pathsep-separated)
+
+    @property
+    def task_sources(self) -> list[str]:
+        """The `tasks` sources, in order (`builtin` or a path each)."""
+        return [part.strip() for part in self.tasks.split(",") if part.strip()]
+
+    @property
+    def module_folders(self) -> list[str]:
+        """The `module_path` folders, in order."""
+        import os
+
+        return [part for part in self.module_path.split(os.pathsep) if part.strip()]
 
     @property
     def variant_cache(self) -> Path:
@@ -161,6 +179,8 @@ def read_settings(config: pytest.Config) -> Settings:
             executor=_get(config, "executor").strip(),
             style=_get(config, "style"),
             exposure_half=_get(config, "exposure-half").upper(),
+            category=_get(config, "category").strip(),
+            module_path=_get(config, "module-path").strip(),
             resume=bool(config.getoption("alias_resume") or config.getini("alias_resume")),
             strict=bool(config.getoption("alias_strict") or config.getini("alias_strict")),
             turns=int(_get(config, "turns")), prices=_get(config, "prices").strip(),
@@ -192,6 +212,12 @@ def read_settings(config: pytest.Config) -> Settings:
             load_counter(settings.tokenizer)
         except TokenizerError as exc:
             raise pytest.UsageError(f"--alias-tokenizer: {exc}") from exc
+    if not settings.task_sources:
+        raise pytest.UsageError("--alias-tasks: no task source (builtin or a path)")
+    from alias_fixtures.tasks.release import CATEGORIES
+
+    if settings.category not in CATEGORIES:
+        raise pytest.UsageError(f"--alias-category must be one of {', '.join(CATEGORIES)}")
     bad = [c for c in settings.conditions if c not in CONDITIONS]
     if bad or not settings.conditions:
         raise pytest.UsageError(f"--alias-conditions: unknown {bad or 'empty list'}; "

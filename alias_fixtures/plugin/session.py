@@ -39,9 +39,9 @@ from alias_fixtures.models.registry import (
 )
 from alias_fixtures.plugin.options import Settings
 from alias_fixtures.tasks.descriptions import hidden_names
-from alias_fixtures.tasks.loaders import load_tasks
+from alias_fixtures.tasks.loaders import load_sources
 from alias_fixtures.tasks.prompts import render_prompt
-from alias_fixtures.tasks.task import Task, builtin_tasks
+from alias_fixtures.tasks.task import SkippedTask, Task, TaskError
 from alias_fixtures.tasks.variants import (
     Variant,
     VariantStore,
@@ -53,6 +53,10 @@ from reports.schema import RECORD_SCHEMA_VERSION as SCHEMA_VERSION
 from tlc_harness.tools.runner import Harness
 
 RESULTS_FILE = "results.jsonl"
+
+
+class TaskSourceError(ValueError):
+    """A task source cannot be read at all (a missing folder, two sources with one id)."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,7 @@ class AliasSession:
 
     settings: Settings
     tasks: dict[str, Task] = field(default_factory=dict)
+    skipped: tuple[SkippedTask, ...] = ()  # tasks of the sources that cannot be loaded
     _harness: Harness | None = None
     _model: ModelAdapter | None = None
     _executor: GradingExecutor | None = None
@@ -95,9 +100,13 @@ class AliasSession:
 
     @classmethod
     def start(cls, settings: Settings) -> AliasSession:
-        source = settings.tasks
-        tasks = builtin_tasks() if source == "builtin" else load_tasks(source, style=settings.style)
-        return cls(settings, {t.id: t for t in tasks})
+        try:
+            found = load_sources(settings.task_sources, style=settings.style,
+                                 category=settings.category,
+                                 module_path=settings.module_folders)
+        except TaskError as exc:
+            raise TaskSourceError(f"--alias-tasks: {exc}") from exc
+        return cls(settings, {t.id: t for t in found.tasks}, found.skipped)
 
     @property
     def out(self) -> Path:
@@ -207,7 +216,10 @@ class AliasSession:
                 "behavior_engine": settings.behavior_engine,
                 "graph_budget": settings.graph_budget,
                 "behavior_budget": settings.behavior_budget, "maps": settings.maps,
-                "style": settings.style, **self._track(),
+                "style": settings.style, "category": settings.category,
+                "module_path": settings.module_path,
+                "skipped_tasks": [{"task": s.id, "reason": s.reason} for s in self.skipped],
+                **self._track(),
                 **({"tokenizer": settings.tokenizer} if settings.tokenizer else {})}
 
     def _track(self) -> dict[str, Any]:
@@ -242,6 +254,7 @@ class AliasSession:
             "schema_version": SCHEMA_VERSION, "kind": "case", "id": case.id,
             "model": self.settings.model, "task": case.task, "condition": case.condition,
             "sample": case.sample, "hidden_names": [], "grades": {}, "infra_error": None,
+            "published": self.tasks[case.task].published,
         }
         try:
             variant, check = self.variant(case.task, case.condition)
