@@ -16,61 +16,47 @@
 - ``stats.json`` — all of the above with settings and run provenance;
 - ``index.html`` — one self-contained page with plots and a per-task drill-down.
 
-The same records and seeds give byte-identical files: nothing in them depends on the clock.
+Which sections there are, and which file and part of the page each goes to, is the table
+:mod:`reports.section_table`. The same records and seeds give byte-identical files: nothing
+in them depends on the clock.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 from reports import render_sections as rs
+from reports import section_table as table
 from reports.exposure import EXPOSURE_SEED
 from reports.probe_rows import read_probe_files
 from reports.records import by_arm
 from reports.render_data import (
-    INFRA_TITLE,
-    TABLE1_TITLE,
     ExposurePair,
     Report,
     Section,
     Settings,
     guarded,
-    infra_section,
-    pass_at_k_section,
-    provenance_section,
     read_inputs,
     summary_of,
-    table1_section,
 )
 from reports.render_html import page
-from reports.render_probes import PROBE_KEYS, probe_sections
 from reports.render_tables import csv_text, markdown, markdown_document
-from reports.render_turns import TURN_KEYS, TURNS_TITLE, prices_origin, turn_sections
+from reports.render_turns import prices_origin
+from reports.section_table import TURNS_FILE, Sources
 from reports.stats import BOOTSTRAP_SEED, N_BOOT
 from reports.turn_cost import PriceTable
 from reports.turns import has_turns, load_case_turns
 
-__all__ = ["ExposurePair", "Report", "build_report", "write_report"]
-
-MARKDOWN_FILES: dict[str, tuple[str, ...]] = {
-    "table1.md": ("table1",),
-    "differences.md": ("differences",),
-    "table2.md": ("table2",),
-    "splits.md": ("hidden_split", "disagreements", "upper_bound", "infra", "pass_at_k"),
-    "probes.md": PROBE_KEYS,
-}
-TURNS_FILE = "turns.md"
-DOCUMENT_TITLES = {"splits.md": "Splits", "probes.md": "Probes of memorization",
-                   TURNS_FILE: TURNS_TITLE}
-CSV_SECTIONS = ("table1", "differences", "table2", "hidden_split", "disagreements",
-                "upper_bound", "infra", "pass_at_k", *PROBE_KEYS, *TURN_KEYS)
+__all__ = ["TURNS_FILE", "ExposurePair", "Report", "build_report", "write_report"]
 
 
 def build_report(results: Sequence[Path], settings: Settings, probes: Sequence[Path] = (),
                  prices: PriceTable | None = None) -> Report:
-    """Read the results and probe files and compute every section.
+    """Read the results and probe files and compute every section of
+    :data:`reports.section_table.SECTIONS` whose part the report has.
 
     When some record has turns, the feedback track's sections are added and the other
     sections see each model × feedback arm as its own model. ``prices`` prices every call
@@ -79,27 +65,16 @@ def build_report(results: Sequence[Path], settings: Settings, probes: Sequence[P
     section that cannot be computed from valid records carries the reason instead.
     """
     records, inputs, cases = read_inputs(results)
-    frame = by_arm(records)
-    probe_rows = read_probe_files(probes)
     pairs, pair_notes = rs.exposure_pairs(inputs, settings.exposure)
-    builders: tuple[tuple[str, str, Callable[[], Section]], ...] = (
-        ("table1", TABLE1_TITLE, lambda: table1_section(frame)),
-        ("differences", rs.DIFFERENCES_TITLE, lambda: rs.differences_section(frame, settings)),
-        ("table2", rs.TABLE2_TITLE,
-         lambda: rs.exposure_section(frame, pairs, pair_notes, settings, cases,
-                                     probe_rows.of("likelihood"))),
-        ("hidden_split", rs.HIDDEN_TITLE, lambda: rs.hidden_section(frame, settings)),
-        ("disagreements", rs.DISAGREE_TITLE, lambda: rs.disagreement_section(frame)),
-        ("upper_bound", rs.UPPER_TITLE, lambda: rs.upper_bound_section(frame)),
-        ("infra", INFRA_TITLE, lambda: infra_section(frame)),
-        ("pass_at_k", "pass@k", lambda: pass_at_k_section(frame)),
-    )
-    sections = (provenance_section(inputs),
-                *(guarded(key, title, build) for key, title, build in builders),
-                *probe_sections(frame, cases, probe_rows, pairs, pair_notes, settings),
-                *(turn_sections(load_case_turns(results, prices), settings,
-                                prices_origin(prices)) if has_turns(cases) else ()))
-    return Report(settings, inputs, summary_of(records), sections, cases, probe_rows.inputs)
+    sources = Sources(settings, inputs, by_arm(records), cases, read_probe_files(probes),
+                      tuple(pairs), tuple(pair_notes),
+                      load_case_turns(results, prices) if has_turns(cases) else None,
+                      prices_origin(prices))
+    parts = {p.key for p in table.PARTS if p.present(sources)}
+    sections = tuple(guarded(spec.key, spec.title, partial(spec.build, sources))
+                     for spec in table.SECTIONS if spec.part in parts)
+    return Report(settings, inputs, summary_of(records), sections, cases,
+                  sources.probe_rows.inputs)
 
 
 def write_report(results: list[Path], out_dir: Path, *, seed: int = BOOTSTRAP_SEED,
@@ -111,27 +86,29 @@ def write_report(results: list[Path], out_dir: Path, *, seed: int = BOOTSTRAP_SE
     ``exposure`` names the models of the exposure experiment; without it, run headers with
     ``exposure_half`` mark them. ``probes`` are probe files (:mod:`reports.probe_rows`).
     ``prices`` prices the feedback track's calls (:mod:`reports.turn_cost`). CSV files of
-    sections without rows are removed, and ``turns.md`` when no record has turns, so a stale
-    file from an earlier report never survives.
+    sections without rows are removed, and the Markdown file of a part the report does not
+    have (``turns.md`` when no record has turns), so a stale file from an earlier report
+    never survives.
     """
     report = build_report([Path(p) for p in results],
                           Settings(seed, n_boot, split_seed, tuple(exposure)),
                           [Path(p) for p in probes], prices)
     out_dir.mkdir(parents=True, exist_ok=True)
-    for name, keys in MARKDOWN_FILES.items():
-        sections = [report.section(k) for k in keys]
-        text = (markdown(sections[0], level=1) if len(sections) == 1
-                else markdown_document(sections, DOCUMENT_TITLES[name]))
-        _write(out_dir / name, text)
-    turn_sections_found = [s for k in TURN_KEYS if (s := report.find(k)) is not None]
-    if turn_sections_found:
-        _write(out_dir / TURNS_FILE,
-               markdown_document(turn_sections_found, DOCUMENT_TITLES[TURNS_FILE]))
-    else:
-        (out_dir / TURNS_FILE).unlink(missing_ok=True)
-    for key in CSV_SECTIONS:
-        path = out_dir / f"{key}.csv"
-        found = report.find(key)
+    for part in table.PARTS:
+        if part.markdown is None:
+            continue
+        path = out_dir / part.markdown
+        text = _markdown(part, [s for spec in table.sections_of(part.key)
+                                if (s := report.find(spec.key)) is not None])
+        if text is None:
+            path.unlink(missing_ok=True)
+        else:
+            _write(path, text)
+    for spec in table.SECTIONS:
+        if not spec.csv:
+            continue
+        path = out_dir / f"{spec.key}.csv"
+        found = report.find(spec.key)
         if found is not None and found.records:
             _write(path, csv_text(found))
         else:
@@ -141,6 +118,17 @@ def write_report(results: list[Path], out_dir: Path, *, seed: int = BOOTSTRAP_SE
     index = out_dir / "index.html"
     _write(index, page(report))
     return index
+
+
+def _markdown(part: table.Part, sections: Sequence[Section]) -> str | None:
+    """A part's Markdown file: its one section, or its sections under its title (None: the
+    report has none of them)."""
+    if not sections:
+        return None
+    if part.title is None:
+        (section,) = sections
+        return markdown(section, level=1)
+    return markdown_document(sections, part.title)
 
 
 def _write(path: Path, text: str) -> None:

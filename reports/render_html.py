@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from typing import Any
 
+from reports import section_table as table
 from reports.records import condition_order
 from reports.render_data import Report, Section
-from reports.render_probes import PROBE_KEYS
 from reports.render_svg import condition_colors, decrease_plot, legend, pass_rate_plots
 from reports.render_turn_svg import turn_plots
-from reports.render_turns import TURN_KEYS, TURNS_TITLE
 from reports.schema import GRADES
 from reports.stand_ins import stand_in_note
 
@@ -81,7 +80,8 @@ def section_html(section: Section, *, heading: str = "h2") -> str:
 
 
 def page(report: Report) -> str:
-    """The whole report as one HTML document."""
+    """The whole report as one HTML document: the parts of
+    :data:`reports.section_table.PARTS` the report has, in order."""
     s, summary = report.settings, report.summary
     conditions = list(summary["conditions"])
     models = ", ".join(summary["models"]) or "none"
@@ -89,34 +89,16 @@ def page(report: Report) -> str:
              f"conditions {', '.join(conditions) or 'none'}; {summary['cases']} case(s), "
              f"{summary['infra_errors']} infrastructure error(s). Bootstrap: {s.n_boot:,} "
              f"resamples of tasks, seed {s.seed}; exposure split seed {s.split_seed}.")
-    turns = [sec for k in TURN_KEYS if (sec := report.find(k)) is not None]
-    links = [("provenance", "Provenance"), ("table1", "Table 1"), ("plots", "Plots"),
-             ("differences", "Decrease"), ("table2", "Table 2"),
-             *([("turns", "Turns")] if turns else []), ("splits", "Splits"),
-             ("probes", "Probes"), ("tasks", "Tasks")]
+    parts = [(part, items) for part in table.PARTS
+             if (items := _part(report, part, conditions)) is not None]
     note = stand_in_note(summary["models"])
     body = [
         "<h1>ALIAS report</h1>",
         f'<p class="banner" role="alert">{_e(note)}</p>' if note else "",
         f'<p class="muted">{_e(intro)}</p>',
-        "<nav>" + "".join(f'<a href="#{k}">{_e(t)}</a>' for k, t in links) + "</nav>",
-        section_html(report.section("provenance")),
-        "\n".join(f'<p class="muted">{_e(i.path)}: {i.cases} case(s), {len(i.headers)} run '
-                  f"header(s)</p>" for i in report.inputs),
-        section_html(report.section("table1")),
-        _plots(report, conditions),
-        section_html(report.section("differences")),
-        section_html(report.section("table2")),
-        *([_turns(turns, conditions)] if turns else []),
-        '<h2 id="splits">Splits</h2>',
-        *(section_html(report.section(k), heading="h3")
-          for k in ("hidden_split", "disagreements", "upper_bound", "infra", "pass_at_k")),
-        '<h2 id="probes">Probes of memorization</h2>',
-        "\n".join(f'<p class="muted">{_e(i.path)}: '
-                  + ", ".join(f"{n} {kind} row(s)" for kind, n in i.rows.items()) + "</p>"
-                  for i in report.probes),
-        *(section_html(report.section(k), heading="h3") for k in PROBE_KEYS),
-        _drilldown(report.cases, conditions),
+        "<nav>" + "".join(f'<a href="#{_e(p.key)}">{_e(p.nav)}</a>' for p, _ in parts)
+        + "</nav>",
+        *(item for _, items in parts for item in items),
     ]
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -124,7 +106,33 @@ def page(report: Report) -> str:
             + "\n".join(body) + "\n</body></html>\n")
 
 
-def _plots(report: Report, conditions: Sequence[str]) -> str:
+def _part(report: Report, part: table.Part, conditions: Sequence[str]) -> list[str] | None:
+    """A part's HTML: its one section (an ``h2``) or its title over its sections (``h3``),
+    with what the page adds to it (:data:`PAGE_EXTRAS`); None when the report has none of
+    its sections."""
+    specs = table.sections_of(part.key)
+    sections = [found for spec in specs if (found := report.find(spec.key)) is not None]
+    if specs and not sections:
+        return None
+    extra = PAGE_EXTRAS[part.key](report, conditions) if part.key in PAGE_EXTRAS else []
+    if part.title is None:
+        return [*(section_html(section) for section in sections), *extra]
+    return [f'<h2 id="{_e(part.key)}">{_e(part.title)}</h2>', *extra,
+            *(section_html(section, heading="h3") for section in sections)]
+
+
+def _inputs(report: Report, conditions: Sequence[str]) -> list[str]:
+    return ["\n".join(f'<p class="muted">{_e(i.path)}: {i.cases} case(s), {len(i.headers)} '
+                      f"run header(s)</p>" for i in report.inputs)]
+
+
+def _probe_inputs(report: Report, conditions: Sequence[str]) -> list[str]:
+    return ["\n".join(f'<p class="muted">{_e(i.path)}: '
+                      + ", ".join(f"{n} {kind} row(s)" for kind, n in i.rows.items()) + "</p>"
+                      for i in report.probes)]
+
+
+def _plots(report: Report, conditions: Sequence[str]) -> list[str]:
     parts = ['<h2 id="plots">Plots</h2>', "<h3>Pass rates per condition and grade</h3>"]
     rates = report.section("table1").records
     if rates:
@@ -139,20 +147,30 @@ def _plots(report: Report, conditions: Sequence[str]) -> str:
         parts.append(decrease_plot(differences, conditions, report.settings.margin))
     else:
         parts.append('<p class="notes">No renaming decrease to plot (see below).</p>')
-    return "\n".join(parts)
+    return ["\n".join(parts)]
 
 
-def _turns(sections: Sequence[Section], conditions: Sequence[str]) -> str:
-    """The feedback track: its plot (pass rate by turn) and its sections."""
-    parts = [f'<h2 id="turns">{_e(TURNS_TITLE)}</h2>']
-    rates = next((s.records for s in sections if s.key == "turn_rates"), ())
+def _turn_plots(report: Report, conditions: Sequence[str]) -> list[str]:
+    """The feedback track's plot (pass rate by turn), before its sections."""
+    rates = found.records if (found := report.find("turn_rates")) is not None else ()
     plots = turn_plots(rates, conditions)
-    if plots:
-        parts += ["<h3>Pass rate by turn, with 95% interval</h3>",
-                  f"<p>{legend(condition_colors(conditions))}</p>",
-                  '<div class="plots">' + "".join(plots) + "</div>"]
-    parts += [section_html(s, heading="h3") for s in sections]
-    return "\n".join(parts)
+    if not plots:
+        return []
+    return ["<h3>Pass rate by turn, with 95% interval</h3>",
+            f"<p>{legend(condition_colors(conditions))}</p>",
+            '<div class="plots">' + "".join(plots) + "</div>"]
+
+
+def _tasks(report: Report, conditions: Sequence[str]) -> list[str]:
+    return [_drilldown(report.cases, conditions)]
+
+
+PAGE_EXTRAS: dict[str, Callable[[Report, Sequence[str]], list[str]]] = {
+    "provenance": _inputs, "plots": _plots, "turns": _turn_plots, "probes": _probe_inputs,
+    "tasks": _tasks,
+}
+"""What the page adds to a part besides its sections: after a one-section part's section,
+after a titled part's heading."""
 
 
 # -- per-task drill-down ----------------------------------------------------------------------

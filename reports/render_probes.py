@@ -13,7 +13,7 @@ A section without input holds one line saying how to produce it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -26,14 +26,11 @@ from reports.likelihood_stats import (
     models_of,
     paired_difference,
 )
-from reports.probe_rows import ProbeRows
 from reports.records import StatsError, condition_order
-from reports.render_data import ExposurePair, Section, Settings, guarded, num
+from reports.render_data import ExposurePair, Section, Settings, num
 from reports.render_sections import ORIGINAL, flat_record, pair_split
 
 Row = Mapping[str, Any]
-PROBE_KEYS = ("similarity", "likelihood", "likelihood_exposure", "continuation",
-              "continuation_correlation", "proposed_names")
 SIMILARITY_TITLE = "Text similarity (ROUGE-L, BLEU)"
 LIKELIHOOD_TITLE = "Likelihood of the reference (nats per token)"
 LIKELIHOOD_EXPOSURE_TITLE = "Likelihood — exposure experiment"
@@ -60,25 +57,6 @@ NAMES_HELP = (
     "--rows names.jsonl` (or `pytest benchmarks/test_text_probes.py`) and add `--probe names.jsonl`.")
 MEASURE_LABELS = {"mean_logprob": "all reference tokens",
                   "mean_outside": "outside renamed names"}
-
-
-def probe_sections(frame: pd.DataFrame, cases: Sequence[Row], probes: ProbeRows,
-                   pairs: Sequence[ExposurePair], pair_notes: Sequence[str],
-                   settings: Settings) -> tuple[Section, ...]:
-    """Every probe section, in :data:`PROBE_KEYS` order (a failing one carries its reason)."""
-    likelihood, continuation = probes.of("likelihood"), probes.of("continuation")
-    builders: tuple[tuple[str, str, Callable[[], Section]], ...] = (
-        ("similarity", SIMILARITY_TITLE,
-         lambda: similarity_section(cases, probes.of("similarity"))),
-        ("likelihood", LIKELIHOOD_TITLE, lambda: likelihood_section(likelihood, settings)),
-        ("likelihood_exposure", LIKELIHOOD_EXPOSURE_TITLE,
-         lambda: likelihood_exposure_section(likelihood, pairs, pair_notes, settings)),
-        ("continuation", CONTINUATION_TITLE, lambda: continuation_section(continuation, frame)),
-        ("continuation_correlation", CORRELATION_TITLE,
-         lambda: correlation_section(continuation, frame)),
-        ("proposed_names", NAMES_TITLE, lambda: names_section(probes.of("proposed_names"))),
-    )
-    return tuple(guarded(key, title, build) for key, title, build in builders)
 
 
 def _ci(low: float, high: float, digits: int) -> str:

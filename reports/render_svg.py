@@ -1,5 +1,8 @@
 """The report's two plots as inline SVG: pass rates per condition and grade, and the renaming
-decrease with its interval per grade. Hand-written SVG: deterministic, no fonts or scripts."""
+decrease with its interval per grade. Hand-written SVG: deterministic, no fonts or scripts.
+
+An SVG clips what lies outside it, so each plot is made wide enough for its longest label by
+:func:`text_width`, an upper estimate of a text's width."""
 
 from __future__ import annotations
 
@@ -11,7 +14,21 @@ from typing import Any
 from reports.render_data import grade_label, num
 
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#8172b3", "#937860", "#da8bc3")
-_FONT = 'font-family="system-ui, sans-serif" font-size="11"'
+FONT_SIZE = 11
+_FONT = f'font-family="system-ui, sans-serif" font-size="{FONT_SIZE}"'
+PAGE_WIDTH = 1180
+"""The widest a plot is made when it can be (the page's content is 1,192 px at most)."""
+_EM_WIDTHS = {0.3: "'IJijl", 0.35: " ,./:;\\|·", 0.4: "()-[]ft", 0.45: "!r", 0.5: '"*_`–',
+              0.55: "?csz", 0.6: "FLkvxy", 0.65: "$0123456789EPSTYabdeghnopqu{}",
+              0.7: "ABCKRVXZ", 0.75: "NU", 0.8: "&DGHOQ", 0.85: "#+<=>^w~−±↦", 0.9: "M"}
+_EM = {char: width for width, chars in _EM_WIDTHS.items() for char in chars}
+
+
+def text_width(text: str, size: float = FONT_SIZE, *, bold: bool = False) -> float:
+    """An upper estimate of `text`'s width in px: DejaVu Sans' advance widths (wider than the
+    usual system-ui fonts; 1 em for any other character) and 5% more, 15% more for bold."""
+    ems = sum(_EM.get(char, 1.0) for char in text)
+    return ems * size * 1.05 * (1.15 if bold else 1.0)
 
 
 def condition_colors(conditions: Sequence[str]) -> dict[str, str]:
@@ -37,12 +54,15 @@ def pass_rate_plots(records: Sequence[Mapping[str, Any]], conditions: Sequence[s
 
 def _bars(model: str, rows: Sequence[Mapping[str, Any]], conditions: Sequence[str],
           colors: Mapping[str, str]) -> str:
-    bar, gap, left, top, height = 30, 34, 44, 28, 180
+    bar, left, top, height = 30, 44, 34, 180
     group = bar * len(conditions)
-    width = left + len(rows) * (group + gap) + 10
+    grade_w = max((text_width(grade_label(str(r["grade"]))) for r in rows), default=0.0)
+    gap = max(34, math.ceil(grade_w) + 8 - group)  # the grade names below never touch
+    width = max(left + len(rows) * (group + gap) + 10,
+                left + math.ceil(text_width(model, bold=True)) + 10)
     parts = [f'<svg width="{width}" height="{top + height + 40}"'
              f' role="img" aria-label="pass rates of {escape(model)}" {_FONT}>',
-             f'<text x="{left}" y="16" font-weight="bold">{escape(model)}</text>']
+             f'<text x="{left}" y="14" font-weight="bold">{escape(model)}</text>']
     for tick in range(0, 101, 25):
         y = top + height - tick * height / 100
         parts.append(f'<line x1="{left}" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" '
@@ -79,7 +99,16 @@ def decrease_plot(records: Sequence[Mapping[str, Any]], conditions: Sequence[str
     """A forest plot: one row per model, grade and comparison; dot = mean decrease, line =
     95% interval, shaded band = the ±margin equivalence zone, dashed line = no change."""
     colors = condition_colors(conditions)
-    label_w, plot_w, row_h, top = 300, 520, 24, 30
+    labels = [f'{r["model"]} · {grade_label(str(r["grade"]))} · {r["cond_a"]} − {r["cond_b"]}'
+              for r in records]
+    values = [f'{num(float(r["mean"]))} [{num(float(r["ci_low"]))}, {num(float(r["ci_high"]))}]'
+              for r in records]
+    title = f"decrease in points (original − renamed); shaded: ±{margin:g} equivalence zone"
+    label_w = max(300, math.ceil(max(map(text_width, labels), default=0.0)) + 20)
+    value_w = max(130, math.ceil(max(map(text_width, values), default=0.0)) + 22)
+    plot_w = max(math.ceil(text_width(title)) + 10 - value_w,
+                 min(520, max(320, PAGE_WIDTH - label_w - value_w)))
+    row_h, top = 24, 30
     lows = [float(r["ci_low"]) for r in records] + [-margin]
     highs = [float(r["ci_high"]) for r in records] + [margin]
     lo, hi, step = _ticks(min(lows) - 1, max(highs) + 1)
@@ -88,7 +117,7 @@ def decrease_plot(records: Sequence[Mapping[str, Any]], conditions: Sequence[str
         return label_w + (v - lo) / (hi - lo) * plot_w
 
     height = top + row_h * len(records) + 30
-    width = label_w + plot_w + 130
+    width = label_w + plot_w + value_w
     parts = [f'<svg width="{width}" height="{height}" '
              f'role="img" aria-label="renaming decrease per grade" {_FONT}>',
              f'<rect x="{sx(-margin):.1f}" y="{top - 6}" width="{sx(margin) - sx(-margin):.1f}" '
@@ -102,12 +131,10 @@ def decrease_plot(records: Sequence[Mapping[str, Any]], conditions: Sequence[str
         tick += step
     parts.append(f'<line x1="{sx(0):.1f}" x2="{sx(0):.1f}" y1="{top - 6}" y2="{height - 24}" '
                  f'stroke="#333" stroke-dasharray="4 3"/>'
-                 f'<text x="{label_w}" y="16" fill="#555">decrease in points (original − '
-                 f'renamed); shaded: ±{margin:g} equivalence zone</text>')
-    for i, r in enumerate(records):
+                 f'<text x="{label_w}" y="16" fill="#555">{escape(title)}</text>')
+    for i, (r, label, value) in enumerate(zip(records, labels, values, strict=True)):
         y = top + i * row_h + row_h / 2
         color = colors.get(str(r["cond_b"]), "#333")
-        label = f'{r["model"]} · {grade_label(str(r["grade"]))} · {r["cond_a"]} − {r["cond_b"]}'
         parts.append(f'<text x="{label_w - 10}" y="{y + 4:.1f}" text-anchor="end">'
                      f'{escape(label)}</text>'
                      f'<line x1="{sx(float(r["ci_low"])):.1f}" x2="{sx(float(r["ci_high"])):.1f}" '
@@ -115,7 +142,6 @@ def decrease_plot(records: Sequence[Mapping[str, Any]], conditions: Sequence[str
                      f'<circle cx="{sx(float(r["mean"])):.1f}" cy="{y:.1f}" r="5" fill="{color}">'
                      f'<title>{escape(label)}: {num(float(r["mean"]))} '
                      f'({num(float(r["ci_low"]))} to {num(float(r["ci_high"]))})</title></circle>'
-                     f'<text x="{label_w + plot_w + 12}" y="{y + 4:.1f}">{num(float(r["mean"]))}'
-                     f' [{num(float(r["ci_low"]))}, {num(float(r["ci_high"]))}]</text>')
+                     f'<text x="{label_w + plot_w + 12}" y="{y + 4:.1f}">{value}</text>')
     parts.append("</svg>")
     return "".join(parts)

@@ -3,14 +3,15 @@ interval as a bar, one small chart per feedback arm and grade."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
 from reports.render_data import grade_label, num
-from reports.render_svg import condition_colors
+from reports.render_svg import FONT_SIZE, condition_colors, text_width
 
-_FONT = 'font-family="system-ui, sans-serif" font-size="11"'
+_FONT = f'font-family="system-ui, sans-serif" font-size="{FONT_SIZE}"'
 
 
 def turn_plots(records: Sequence[Mapping[str, Any]], conditions: Sequence[str]) -> list[str]:
@@ -28,7 +29,9 @@ def _chart(key: tuple[str, str, str], rows: Sequence[Mapping[str, Any]],
            colors: Mapping[str, str]) -> str:
     model, feedback, grade = key
     last = max(int(r["turn"]) for r in rows)
-    left, top, width, height = 40, 34, max(300, 64 * last + 40), 160
+    title = f"{model} · feedback {feedback} · {grade_label(grade)}"
+    left, top, height = 40, 34, 160
+    width = max(300, 64 * last + 40, math.ceil(text_width(title, bold=True)) - left)
 
     def sx(turn: int) -> float:
         return left + 20 + (turn - 1) * (width - 40) / max(1, last - 1)
@@ -36,7 +39,6 @@ def _chart(key: tuple[str, str, str], rows: Sequence[Mapping[str, Any]],
     def sy(value: float) -> float:
         return top + height - value * height / 100
 
-    title = f"{model} · feedback {feedback} · {grade_label(grade)}"
     parts = [f'<svg width="{left + width + 10}" height="{top + height + 34}" role="img" '
              f'aria-label="pass rate by turn, {escape(title)}" {_FONT}>',
              f'<text x="4" y="14" font-weight="bold">{escape(title)}</text>']

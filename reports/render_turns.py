@@ -6,13 +6,13 @@ Built only when some record has turns, so a one-shot report is unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
 from reports.records import StatsError
-from reports.render_data import Section, Settings, grade_label, guarded, interval, num
+from reports.render_data import Section, Settings, grade_label, interval, num
 from reports.turn_cost import STORED, ArmCost, PriceTable, arm_cost
 from reports.turn_stats import (
     DID,
@@ -26,14 +26,13 @@ from reports.turn_stats import (
     names_effects,
     names_row,
 )
-from reports.turns import CaseTurns, turn_frame
+from reports.turns import CaseTurns
 
 TURNS_TITLE = "Feedback turns"
 RATES_TITLE = "Pass rate by turn (percent, 95% CI)"
 GAPS_TITLE = "Renaming gap by turn (original − renamed) and DiD since turn 1"
 NAMES_TITLE = "Name feedback: DiD at the last turn, with the `names` level minus without"
 COST_TITLE = "Cost (USD, every turn's call)"
-TURN_KEYS = ("turn_rates", "turn_gaps", "turn_names", "turn_cost")
 TURN_GRADES = ("name", "behavior")
 ONE_SHOT_LABEL = "one-shot"
 NAMES_HELP = ("No model has a feedback arm with the `names` level and one without: run the "
@@ -55,10 +54,9 @@ def _footer(settings: Settings) -> str:
             f"{settings.n_boot:,} resamples, seed {settings.seed}.")
 
 
-def turn_sections(cases: Sequence[CaseTurns], settings: Settings, prices_origin: str
-                  ) -> tuple[Section, ...]:
-    """The four sections of the feedback track, each guarded (a failure becomes its note)."""
-    frame = turn_frame(cases)
+def turn_curves(frame: pd.DataFrame, settings: Settings) -> tuple[list[ArmTurns], list[str]]:
+    """Pass rate by turn of every arm and grade of a :func:`reports.turns.turn_frame`, and a
+    note for each one that could not be computed; the rates and gaps sections share them."""
     curves: list[ArmTurns] = []
     notes: list[str] = []
     for model, feedback in arms(frame):
@@ -71,13 +69,7 @@ def turn_sections(cases: Sequence[CaseTurns], settings: Settings, prices_origin:
                 continue
             notes.extend(f"{model}, {feedback_label(feedback)}, {grade}: {n}"
                          for n in curves[-1].notes)
-    builders: tuple[tuple[str, str, Callable[[], Section]], ...] = (
-        ("turn_rates", RATES_TITLE, lambda: rates_section(curves, notes, settings)),
-        ("turn_gaps", GAPS_TITLE, lambda: gaps_section(curves, settings)),
-        ("turn_names", NAMES_TITLE, lambda: names_section(frame, settings)),
-        ("turn_cost", COST_TITLE, lambda: cost_section(cases, prices_origin)),
-    )
-    return tuple(guarded(key, title, build) for key, title, build in builders)
+    return curves, notes
 
 
 def rates_section(curves: Sequence[ArmTurns], notes: Sequence[str], settings: Settings

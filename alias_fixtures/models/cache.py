@@ -24,6 +24,7 @@ from alias_fixtures.models.registry import (
     GenerationParams,
     GenerationRequest,
     ModelAdapter,
+    provider_of,
 )
 
 SCHEMA_VERSION = 1
@@ -157,11 +158,9 @@ class CachedModel:
             return generation
 
 
-REMOTE_PROVIDERS = ("anthropic", "openai")
-
-
 def cached_if_remote(adapter: ModelAdapter, out: Path) -> ModelAdapter:
-    """``adapter`` behind the cache in ``<out>/cache/generations.sqlite`` if it calls an API."""
-    if adapter.provider not in REMOTE_PROVIDERS:
+    """``adapter`` behind the cache in ``<out>/cache/generations.sqlite`` if its provider's
+    record says it calls an API (`Provider.remote`)."""
+    if not provider_of(adapter).remote:
         return adapter
     return CachedModel(adapter, GenerationCache(out / "cache" / "generations.sqlite"))

@@ -28,7 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from alias_fixtures.models.chat import conversation_text, encode_prompt
-from alias_fixtures.models.registry import Generation, GenerationParams, GenerationRequest, ModelError
+from alias_fixtures.models.registry import (
+    PROVIDERS,
+    Generation,
+    GenerationParams,
+    GenerationRequest,
+    ModelError,
+)
 
 DEFAULT_MAX_NEW_TOKENS = 1024
 _LOCK = threading.Lock()
@@ -102,7 +108,7 @@ def load_hf(spec: HFSpec) -> tuple[Any, Any, str]:
         try:
             from peft import PeftModel
         except ImportError as exc:
-            raise ModelError(f"an adapter needs peft (pip install 'alias-bench[train]'): "
+            raise ModelError(f"an adapter needs peft ({PROVIDERS['hf'].install_hint}): "
                              f"{exc}") from exc
         with quiet_library_warnings():
             model = PeftModel.from_pretrained(model, spec.adapter)

@@ -37,7 +37,13 @@ from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Generic, Literal, Self, TypeVar
 
-from alias_fixtures.models.registry import Generation, GenerationParams, GenerationRequest, ModelError
+from alias_fixtures.models.registry import (
+    PROVIDERS,
+    Generation,
+    GenerationParams,
+    GenerationRequest,
+    ModelError,
+)
 
 if TYPE_CHECKING:
     import anthropic
@@ -50,7 +56,6 @@ SAMPLING_MODES: tuple[Sampling, ...] = ("both", "temperature", "top_p", "none")
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 DEFAULT_CONCURRENCY = 4
 _ANTHROPIC_TRUNCATED = frozenset({"max_tokens", "model_context_window_exceeded"})
-_INSTALL_HINT = "pip install 'alias-bench[models]'"
 EMPTY_REPLY = "(empty reply)"
 """What Anthropic is sent for an earlier reply that was empty or blank (it refuses those)."""
 
@@ -123,11 +128,12 @@ def provider_slots(provider: str) -> threading.BoundedSemaphore:
 
 
 def import_sdk(name: str) -> ModuleType:
-    """Import a provider SDK, or explain how to install it."""
+    """Import a provider's SDK (named like the provider), or explain how to install it."""
     try:
         return importlib.import_module(name)
     except ImportError:
-        raise ModelError(f"the {name!r} package is not installed: {_INSTALL_HINT}") from None
+        raise ModelError(f"the {name!r} package is not installed: "
+                         f"{PROVIDERS[name].install_hint}") from None
 
 
 def parse_spec(arg: str, default: Sampling) -> tuple[str, Sampling, str | None]:

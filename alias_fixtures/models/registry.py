@@ -1,18 +1,21 @@
 """Model adapters behind one small interface, and the registry that builds them from a spec.
 
-A model spec names an adapter and its model: `reference`, `demo`, `replay:PATH`,
+A model spec names a provider and its model: `reference`, `demo`, `replay:PATH`,
 `scripted[:TASKS]` (an offline double that recalls the tasks' files), `anthropic:MODEL`,
 `openai:MODEL`, `openai:MODEL@http://host:port/v1` (any OpenAI-compatible server: vLLM,
-llama.cpp, Ollama). Only `reference` ever sees a reference (it is the sanity run whose every
-grade must pass); real models get the rendered prompt and nothing else.
+llama.cpp, Ollama), `hf:PATH[+ADAPTER]` (local weights). Each provider is one
+:class:`Provider` record in :data:`PROVIDERS`. Only `reference` ever sees a reference (it is
+the sanity run whose every grade must pass); real models get the rendered prompt and nothing
+else.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from types import MappingProxyType
+from typing import Any, Literal, Protocol
 
 
 class ModelError(RuntimeError):
@@ -120,6 +123,11 @@ class ReferenceModel:
     provider = "reference"
     model_id = "reference"
 
+    @classmethod
+    def from_spec(cls, arg: str, params: GenerationParams) -> ReferenceModel:
+        """`reference` (no argument, no sampling)."""
+        return cls()
+
     def generate(self, request: GenerationRequest) -> Generation:
         if request.reference is None:
             raise ModelError("the reference adapter needs the variant's reference text")
@@ -127,31 +135,98 @@ class ReferenceModel:
 
 
 AdapterFactory = Callable[[str, GenerationParams], ModelAdapter]
-_FACTORIES: dict[str, str] = {
-    "reference": "alias_fixtures.models.registry:_reference",
-    "replay": "alias_fixtures.models.replay:ReplayModel.from_spec",
-    "demo": "alias_fixtures.models.replay:demo_model",
-    "scripted": "alias_fixtures.models.scripted:ScriptedModel.from_spec",
-    "anthropic": "alias_fixtures.models.providers:AnthropicModel.from_spec",
-    "openai": "alias_fixtures.models.providers:OpenAIModel.from_spec",
-    "hf": "alias_fixtures.models.hf:HFModel.from_spec",
-}
+TokenSource = Literal["usage", "own", "none"]
+TOKEN_SOURCES: tuple[TokenSource, ...] = ("usage", "own", "none")
+Pricing = Literal["free", "by_model", "unpriced"]
+PRICINGS: tuple[Pricing, ...] = ("free", "by_model", "unpriced")
 
 
-def _reference(arg: str, params: GenerationParams) -> ModelAdapter:
-    return ReferenceModel()
+@dataclass(frozen=True, kw_only=True)
+class Provider:
+    """One kind of model: how the spec `name[:argument]` becomes an adapter, and what a run
+    does around it. Everything else (the generation cache, token counting, the error for an
+    unknown spec, the install hint) is derived from these fields."""
+
+    name: str
+    """The spec's kind (before the first `:`) and the adapter's `provider`."""
+    spec: str
+    """The spec's syntax, as help and errors show it (`openai:MODEL[@URL]`)."""
+    factory: str
+    """`module:attr` of the :data:`AdapterFactory`, imported on first use; its return type
+    is the adapter class."""
+    remote: bool
+    """It calls a network API: its generations are cached (`cache.cached_if_remote`)."""
+    extras: tuple[str, ...]
+    """The package extras it needs beyond the base install (`pip install 'alias-bench[..]'`)."""
+    tokens: TokenSource
+    """Where its token counts come from: `usage` (the API reports them, or leaves them out:
+    `--alias-tokenizer` counts those), `own` (the adapter counts with its own tokenizer) or
+    `none` (no model runs; no counts)."""
+    priced: Pricing
+    """Its cost in `prices.toml`: `free` (a zero entry under its name), `by_model` (an entry
+    per model id) or `unpriced` (local weights: no entry, cost unknown)."""
+
+    @property
+    def install_hint(self) -> str:
+        """How to install what it needs."""
+        return f"pip install 'alias-bench[{','.join(self.extras)}]'" if self.extras else ""
+
+    def load_factory(self) -> AdapterFactory:
+        """The factory named by :attr:`factory`, imported now."""
+        module_name, _, attr = self.factory.partition(":")
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        factory: AdapterFactory = obj
+        return factory
+
+
+def _index(*providers: Provider) -> Mapping[str, Provider]:
+    index = {p.name: p for p in providers}
+    if len(index) != len(providers):
+        raise ValueError("two providers share a name")
+    return MappingProxyType(index)
+
+
+_MODELS = "alias_fixtures.models"
+PROVIDERS: Mapping[str, Provider] = _index(
+    Provider(name="demo", spec="demo", factory=f"{_MODELS}.replay:demo_model",
+             remote=False, extras=(), tokens="none", priced="free"),
+    Provider(name="reference", spec="reference",
+             factory=f"{_MODELS}.registry:ReferenceModel.from_spec",
+             remote=False, extras=(), tokens="none", priced="free"),
+    Provider(name="scripted", spec="scripted[:TASKS]",
+             factory=f"{_MODELS}.scripted:ScriptedModel.from_spec",
+             remote=False, extras=(), tokens="none", priced="free"),
+    Provider(name="replay", spec="replay:PATH", factory=f"{_MODELS}.replay:ReplayModel.from_spec",
+             remote=False, extras=(), tokens="none", priced="free"),
+    Provider(name="anthropic", spec="anthropic:MODEL",
+             factory=f"{_MODELS}.providers:AnthropicModel.from_spec",
+             remote=True, extras=("models",), tokens="usage", priced="by_model"),
+    Provider(name="openai", spec="openai:MODEL[@URL]",
+             factory=f"{_MODELS}.providers:OpenAIModel.from_spec",
+             remote=True, extras=("models",), tokens="usage", priced="by_model"),
+    Provider(name="hf", spec="hf:PATH[+ADAPTER]", factory=f"{_MODELS}.hf:HFModel.from_spec",
+             remote=False, extras=("train",), tokens="own", priced="unpriced"),
+)
+"""Every model provider, one record each: the only place a provider is added."""
+
+
+def provider_of(adapter: ModelAdapter) -> Provider:
+    """The record of the provider an adapter names (`ModelError` when none is registered)."""
+    found = PROVIDERS.get(adapter.provider)
+    if found is None:
+        raise ModelError(f"the adapter's provider {adapter.provider!r} is not registered "
+                         f"(alias_fixtures.models.registry.PROVIDERS)")
+    return found
 
 
 def make_model(spec: str, params: GenerationParams | None = None) -> ModelAdapter:
     """Build an adapter from `kind[:argument]`."""
     kind, _, arg = spec.partition(":")
-    target = _FACTORIES.get(kind)
-    if target is None:
-        raise ModelError(f"unknown model {spec!r}: use one of {', '.join(sorted(_FACTORIES))} "
+    provider = PROVIDERS.get(kind)
+    if provider is None:
+        raise ModelError(f"unknown model {spec!r}: use one of "
+                         f"{', '.join(p.spec for p in PROVIDERS.values())} "
                          "(e.g. `demo`, `replay:outputs.jsonl`, `openai:gpt-5`)")
-    module_name, _, attr = target.partition(":")
-    obj: Any = importlib.import_module(module_name)
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    factory: AdapterFactory = obj
-    return factory(arg, params or GenerationParams())
+    return provider.load_factory()(arg, params or GenerationParams())

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from alias_fixtures.models.cache import REMOTE_PROVIDERS
 from alias_fixtures.models.chat import conversation_text, encode_prompt
 from alias_fixtures.models.registry import (
     ChatMessage,
@@ -29,6 +28,7 @@ from alias_fixtures.models.registry import (
     GenerationRequest,
     ModelAdapter,
     ModelError,
+    provider_of,
 )
 from reports.schema import TOKENS_FROM_TOKENIZER, TOKENS_FROM_USAGE
 
@@ -142,8 +142,9 @@ class CountingModel:
 
 
 def counted_if_remote(adapter: ModelAdapter, tokenizer: str) -> ModelAdapter:
-    """`adapter` behind :class:`CountingModel` when a tokenizer is named and it calls an API
-    (outside the generation cache, so a cached reply without counts is counted too)."""
-    if not tokenizer or adapter.provider not in REMOTE_PROVIDERS:
+    """`adapter` behind :class:`CountingModel` when a tokenizer is named and its provider's
+    counts come from the API's `usage` (`Provider.tokens`; put it outside the generation
+    cache, so a cached reply without counts is counted too)."""
+    if not tokenizer or provider_of(adapter).tokens != "usage":
         return adapter
     return CountingModel(adapter, load_counter(tokenizer))
