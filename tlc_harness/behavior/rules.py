@@ -156,7 +156,8 @@ def _index_shift(graph: StateGraph, taken: set[str], mv_names: dict[Value, Value
 
 
 def _atoms_as(kind: str) -> LayoutMaker:
-    """Variables holding only booleans (0/1, "yes"/"no") or model values (their names)."""
+    """Variables holding only booleans (0/1, "yes"/"no", or the complement) or model values
+    (their names)."""
     mv = kind == "model_values_as_strings"
 
     def layout(graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]
@@ -165,10 +166,13 @@ def _atoms_as(kind: str) -> LayoutMaker:
         hit = [all(isinstance(x, ModelValue if mv else Bool) for x in col) for col in cols]
         if not any(hit):
             return f"skipped: no variable holds only {'model values' if mv else 'booleans'}"
-        suffix = {"bool_as_01": "Num", "bool_as_strings": "Str"}.get(kind, "Name")
+        suffix = {"bool_as_01": "Num", "bool_as_strings": "Str",
+                  "bool_complement": "Not"}.get(kind, "Name")
         new = tuple(fresh(v + suffix, taken) if h else v for v, h in zip(names, hit, strict=True))
-        true: Value = 1 if kind == "bool_as_01" else "yes"
-        code: dict[Value, Value] = {TRUE: true, FALSE: 0 if kind == "bool_as_01" else "no"}
+        codes: dict[str, tuple[Value, Value]] = {"bool_as_01": (1, 0),
+                                                 "bool_complement": (FALSE, TRUE)}
+        true, false = codes.get(kind, ("yes", "no"))
+        code: dict[Value, Value] = {TRUE: true, FALSE: false}
         subs = [(v, f"({n} = {to_tla(true)})") for v, n in zip(names, new, strict=True)]
         defs: tuple[str, ...] = ()
         if mv:
@@ -220,6 +224,10 @@ RULES: dict[str, RepresentationRule] = {rule.name: rule for rule in (
         "bool_as_strings", "R has a variable holding only booleans",
         'FALSE/TRUE written as the strings "no"/"yes"', _atoms_as("bool_as_strings"),
         ("translation.exact_tables",), ("hour_clock",)),
+    RepresentationRule(
+        "bool_complement", "R has a variable holding only booleans",
+        "the boolean's complement (`open` for R's `locked`, `open = ~locked` in every state)",
+        _atoms_as("bool_complement"), ("translation.boolean_polarities",), ("hour_clock",)),
     RepresentationRule(
         "model_values_as_strings", "R has a variable holding only model values that its cfg's "
         "constants name",
