@@ -35,6 +35,7 @@ from tlc_harness.behavior.features import (
     signature,
 )
 from tlc_harness.behavior.graphs import StateGraph
+from tlc_harness.behavior.observables import bypassed
 from tlc_harness.behavior.translation import (
     Hints,
     Table,
@@ -447,7 +448,8 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
     found = _mapping(roots, chosen, assigned, image, search.full, hidden)
     if found is None:
         return None
-    found.recomputed = recomputed(unmatched, hidden)
+    found.recomputed = tuple(dict.fromkeys((*recomputed(unmatched, hidden),
+                                            *bypassed(found.variables, search.out.variables))))
     rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget)
     if not rev.ok:
         if rev.limited:

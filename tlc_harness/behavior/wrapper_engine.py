@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from tlc_harness.behavior.observables import bypassed
 from tlc_harness.behavior.options import DEFAULT_LIMIT
 from tlc_harness.behavior.policy import Job
 from tlc_harness.behavior.reverse_liveness import (
@@ -107,6 +108,14 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
         """The `ok` under `cand`, once both directions passed."""
         details.update(_constant_facts(cand.to_json(), attempts, values, pairings, alike,
                                        passed=True))
+        routed = bypassed(cand.variables, st.out_shape.variables)
+        if routed:  # a named observable given another output variable: nothing shown of it
+            return BehaviorResult(BehaviorVerdict.UNDECIDED, cand.to_json(), f"refines both "
+                                  f"ways only under {cand.describe()}, which reads another "
+                                  f"output variable for {', '.join(routed)} than the output's "
+                                  f"own of that name", time.monotonic() - start,
+                                  tuple(attempts), (), runs, details=details,
+                                  code=Reason.OBSERVABLE_RECOMPUTED)
         return BehaviorResult(BehaviorVerdict.OK, cand.to_json(), f"refines both ways under "
                               f"{cand.describe()}", time.monotonic() - start,
                               tuple(attempts), (), runs, details=details)
