@@ -16,6 +16,7 @@ from typing import Any
 
 from tlc_harness.behavior.observables import bypassed
 from tlc_harness.behavior.options import DEFAULT_LIMIT
+from tlc_harness.behavior.own_run import own_run_error
 from tlc_harness.behavior.policy import Job
 from tlc_harness.behavior.reverse_liveness import (
     ITSELF,
@@ -250,7 +251,9 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
         return BehaviorResult(BehaviorVerdict.FORWARD_FAIL, last, f"the output's own run fails under the "
                               f"reference's constants ({check_label(own)})", seconds,
                               tuple(attempts), own.trace or first_trace, runs,
-                              code=Reason.OUTPUT_RUN_FAILS, details=facts)
+                              code=Reason.OUTPUT_RUN_FAILS, details={
+                                  **facts, "own_run_error": own_run_error(
+                                      own.verdict.value, own.message_codes).value})
     return BehaviorResult(BehaviorVerdict.FORWARD_FAIL, last, f"forward check failed under all "
                           f"{len(attempts)} mapping(s); first: {attempts[0].forward}",
                           seconds, tuple(attempts), first_trace, runs, code=Reason.TLC_FORWARD,
@@ -306,7 +309,12 @@ def _constant_facts(mapping: dict[str, Any] | None, attempts: list[Attempt], val
                               **({"used_alike": True} if (g, r) in alike[1] else {})}
                           for g, r in pairs.items()},
             "pairings": {"total": pairings, "graded": tried,
-                         **({} if passed else {"failed": tried})}}
+                         **({} if passed else {"failed": tried})},
+            # a failure under every bijection of variables with values as they are: a value
+            # translation (BOOLEAN's complement, strings for model values) is never tried
+            **({} if passed else {"mapping_class": "incomplete", "mapping_class_reason":
+                                  "variable bijections with values as they are: no value "
+                                  "translation is tried"})}
 
 
 class WrapperEngine:

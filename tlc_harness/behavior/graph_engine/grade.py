@@ -23,6 +23,7 @@ from typing import Any
 
 from tlc_harness.behavior.checks import halts_sooner, too_small
 from tlc_harness.behavior.graph_engine.bounds import Bounds, bounds_for
+from tlc_harness.behavior.graph_engine.completeness import named_class
 from tlc_harness.behavior.graph_engine.confirm import confirm
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan, plan_constants
 from tlc_harness.behavior.graph_engine.constant_values import as_model_values
@@ -44,6 +45,7 @@ from tlc_harness.behavior.graph_engine.output_graph import (
 )
 from tlc_harness.behavior.graphs import Exploration, StateGraph, explore, graph_cache
 from tlc_harness.behavior.inference import Inferred, infer, plain_failure
+from tlc_harness.behavior.own_run import own_run_error
 from tlc_harness.behavior.policy import Job, StepAside
 from tlc_harness.behavior.replay import replay
 from tlc_harness.behavior.reverse_liveness import (
@@ -423,9 +425,11 @@ class GraphGrade:
         witness = inferred.counterexample
         if inferred.verdict is BehaviorVerdict.FORWARD_FAIL and witness is not None and \
                 witness.out_path and not witness.stuck:
-            failed = self.result(inferred.verdict, f"{inferred.reason}, with {bounds.describe()}",
-                                 Reason.GRAPH_FORWARD, trace=trace(inferred, out_graph, ref_graph),
-                                 details=counterexample_details(inferred, out_graph, ref_graph))
+            failed = self.with_class(self.result(
+                inferred.verdict, f"{inferred.reason}, with {bounds.describe()}",
+                Reason.GRAPH_FORWARD, trace=trace(inferred, out_graph, ref_graph),
+                details=counterexample_details(inferred, out_graph, ref_graph)),
+                out_graph, ref_graph, forward_only=True)
             return self.replayed(failed, inferred, staged, model, out_graph)
         return self.result(BehaviorVerdict.UNDECIDED, f"with {bounds.describe()}, the graphs find "
                            f"{inferred.verdict} ({inferred.reason}), which the bound may cause",
@@ -600,7 +604,9 @@ class GraphGrade:
                 return self.result(BehaviorVerdict.NO_MAPPING, f"{why}, with elements the grader chose for "
                                    f"{', '.join(chosen)} ({given_text(const_map)})",
                                    Reason.GRADER_ELEMENTS)
-            return self.result(BehaviorVerdict.FORWARD_FAIL, why, Reason.OUTPUT_RUN_FAILS)
+            return self.result(BehaviorVerdict.FORWARD_FAIL, why, Reason.OUTPUT_RUN_FAILS,
+                               details={"own_run_error": own_run_error(found.verdict,
+                                                                       found.codes).value})
         out_graph = found.graph
         self.facts["output_states"] = len(out_graph)
         t0 = time.monotonic()
@@ -652,10 +658,11 @@ class GraphGrade:
             return self.under_bounds(bounds, inferred, staged, model, out_graph, ref_graph)
         failed = None
         if inferred.verdict != BehaviorVerdict.OK:
-            failed = self.result(inferred.verdict, inferred.reason,
-                                 _INFERRED[inferred.verdict],
-                                 trace=trace(inferred, out_graph, ref_graph),
-                                 details=counterexample_details(inferred, out_graph, ref_graph))
+            failed = self.with_class(self.result(
+                inferred.verdict, inferred.reason, _INFERRED[inferred.verdict],
+                trace=trace(inferred, out_graph, ref_graph),
+                details=counterexample_details(inferred, out_graph, ref_graph)),
+                out_graph, ref_graph, deadlock=deadlock)
             if inferred.verdict != BehaviorVerdict.REVERSE_FAIL or not inferred.variables:
                 return self.replayed(failed, inferred, staged, model, out_graph) if whole \
                     else failed
@@ -687,7 +694,8 @@ class GraphGrade:
         elif check.verdict is Verdict.OK and not check.vacuous:
             live = self.reverse_liveness(staged, values, cand, inferred.image)
             if isinstance(live, BehaviorResult):
-                return replace(live, mapping=mapping)
+                return self.with_class(replace(live, mapping=mapping), out_graph, ref_graph,
+                                       found=inferred.image, deadlock=deadlock)
             return self.result(BehaviorVerdict.OK, f"refines both ways under "
                                f"{describe(cand, ref_constants)}{note}", mapping=mapping,
                                details=live)
@@ -698,18 +706,29 @@ class GraphGrade:
             return self.step_aside(f"TLC could not run the inferred mapping "
                                    f"({check_label(check)}: {check.detail[:200]})",
                                    Reason.TLC_ERROR_WRAPPER)
-        return self.result(BehaviorVerdict.FORWARD_FAIL, f"under {describe(cand, ref_constants)}, TLC's "
-                           f"forward run finds {check_label(check)} (the reference's "
-                           f"specification with its fairness, a temporal property or an "
-                           f"invariant){note}", Reason.TLC_FORWARD, mapping=mapping,
-                           trace=check.trace, details={"trace_of": "output"})
+        return self.with_class(self.result(
+            BehaviorVerdict.FORWARD_FAIL, f"under {describe(cand, ref_constants)}, TLC's "
+            f"forward run finds {check_label(check)} (the reference's specification with its "
+            f"fairness, a temporal property or an invariant){note}", Reason.TLC_FORWARD,
+            mapping=mapping, trace=check.trace, details={"trace_of": "output"}),
+            out_graph, ref_graph, found=inferred.image, deadlock=deadlock)
+
+    def with_class(self, result: BehaviorResult, out_graph: StateGraph, ref_graph: StateGraph,
+                   *, found: list[int] | None = None, forward_only: bool = False,
+                   deadlock: bool = False) -> BehaviorResult:
+        """A failure with whether it holds for every mapping of the named class
+        (`completeness.named_class`; `soundness.classify` reads `mapping_class`)."""
+        if result.verdict not in FAILURES:
+            return result
+        check = named_class(out_graph, ref_graph, found=found or None,
+                            forward_only=forward_only, deadlock=deadlock)
+        return replace(result, details={**result.details, **check.facts()})
 
 
 def _with_sources(graded: BehaviorResult, plan: ConstantPlan, const_map: dict[str, str]
                   ) -> BehaviorResult:
-    """The grade with its constants' values and their sources (`ConstantPlan.sources`)."""
-    if not const_map:
-        return graded
+    """The grade with its constants' values and their sources (`ConstantPlan.sources`; none
+    recorded as none: a decided verdict without the fact is not decided)."""
     return replace(graded, details={**graded.details, "constants": plan.sources(const_map)})
 
 

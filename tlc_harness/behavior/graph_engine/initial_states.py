@@ -25,6 +25,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from tlc_harness.behavior.facts import constant_facts
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan, plan_constants, read_by
 from tlc_harness.behavior.graph_engine.output_graph import output_model, uncarried_overrides
 from tlc_harness.behavior.graphs import explore, graph_cache
@@ -92,7 +93,7 @@ def fewer_initial_states(job: Job, before: BehaviorResult) -> BehaviorResult | N
             sources = plan.sources(const_map)
             fixed = {g: c for g, c in sources.items() if g in read and g not in varying}
             if any(not ValueSource(c["source"]).justified for c in fixed.values()) or \
-                    (plan.pairings > 1 and not by_name(fixed)):
+                    (plan.pairings > 1 and not by_name(constant_facts(fixed) or ())):
                 decidable = False
                 break
             key = tuple(sorted((g, const_map[g]) for g in read if g in const_map))
@@ -157,6 +158,7 @@ def _too_few(before: BehaviorResult, started: float, runs: int, plan: ConstantPl
         before.seconds + time.monotonic() - started, tlc_runs=before.tlc_runs + runs,
         engine=before.engine, code=Reason.TOO_FEW_STATES,
         details={"constants": constants, "mapping_free_check": "initial_states",
+                 "pairings": {"total": plan.pairings, "graded": 1, "failed": 1},
                  "initial_states": {"output": out_count, "reference": ref_count},
                  "instead_of": instead_of(before)})
 
