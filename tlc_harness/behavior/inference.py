@@ -427,7 +427,7 @@ def _complete(search: _Search, roots: list[Part], assigned: list[tuple[Part, Cho
         shape = signature(part.column)
         rivals = [f for f in feats if signature(f.column) == shape
                   and (not (f.uses & used) if f.depth == 0 else
-                       not any(_overlaps(f.expr, e) for e in used_exprs))]
+                       not any(_overlaps(f.expr, e) or e in f.uses for e in used_exprs))]
         if rivals:
             return None  # an unused variable or field of G could hold it: not derived
         choice = _derive(search, part, assigned, r_keys, g_keys)

@@ -192,6 +192,45 @@ def _atoms_as(kind: str) -> LayoutMaker:
     return layout
 
 
+MAX_COUNT = 8  # a count kept as that many tokens
+
+
+def _count_as_sequence(graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]
+                       ) -> Layout | str:
+    """Each variable holding a small count (0..MAX_COUNT) that changes, as a sequence of that
+    many tokens (`coins` for R's `credit`)."""
+    names, cols = graph.variables, [graph.column(v) for v in graph.variables]
+    hit = [all(is_number(x) and 0 <= x <= MAX_COUNT for x in col)
+           and len(set(col)) > 1 for col in cols]
+    if not any(hit):
+        return f"skipped: no variable holds a count of 0..{MAX_COUNT} that changes"
+    new = tuple(fresh(v + "Seq", taken) if h else v for v, h in zip(names, hit, strict=True))
+    subs = tuple((v, f"(CHOOSE AliasN \\in 0..{MAX_COUNT} : DOMAIN {n} = 1..AliasN)" if h
+                  else v) for v, n, h in zip(names, new, hit, strict=True))
+    return Layout(new, subs, lambda s: tuple(Fn.tuple_of(["t"] * x) if h else x  # type: ignore[operator]
+                                             for x, h in zip(s, hit, strict=True)))
+
+
+def _flags_as_set(graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]
+                  ) -> Layout | str:
+    """The variables holding only booleans, kept as one set of the names of those that hold
+    (`flags = {"locked"}` for R's `locked = TRUE`)."""
+    names, cols = graph.variables, [graph.column(v) for v in graph.variables]
+    hit = [all(isinstance(x, Bool) for x in col) for col in cols]
+    if not any(hit):
+        return "skipped: no variable holds only booleans"
+    flags = fresh("flags", taken)
+    rest = tuple(v for v, h in zip(names, hit, strict=True) if not h)
+    subs = tuple((v, f'("{v}" \\in {flags})' if h else v)
+                 for v, h in zip(names, hit, strict=True))
+
+    def encode(s: tuple[Value, ...]) -> tuple[Value, ...]:
+        held = frozenset(v for v, x, h in zip(names, s, hit, strict=True) if h and x == TRUE)
+        return (held, *(x for x, h in zip(s, hit, strict=True) if not h))
+
+    return Layout((flags, *rest), subs, encode)
+
+
 RULES: dict[str, RepresentationRule] = {rule.name: rule for rule in (
     RepresentationRule(
         "record", "always",
@@ -228,6 +267,15 @@ RULES: dict[str, RepresentationRule] = {rule.name: rule for rule in (
         "bool_complement", "R has a variable holding only booleans",
         "the boolean's complement (`open` for R's `locked`, `open = ~locked` in every state)",
         _atoms_as("bool_complement"), ("translation.boolean_polarities",), ("hour_clock",)),
+    RepresentationRule(
+        "count_as_sequence", f"R has a variable holding a count of 0..{MAX_COUNT} that changes",
+        "the count kept as a sequence of that many tokens (its length is R's count)",
+        _count_as_sequence, ("features.output_features",),
+        ("vending_machine",)),
+    RepresentationRule(
+        "flags_as_set", "R has variables holding only booleans",
+        "the booleans kept as one set of the names of those that hold",
+        _flags_as_set, ("features.output_features",), ("hour_clock",)),
     RepresentationRule(
         "model_values_as_strings", "R has a variable holding only model values that its cfg's "
         "constants name",
