@@ -240,13 +240,13 @@ RULES: dict[str, RepresentationRule] = {rule.name: rule for rule in (
     RepresentationRule(
         "history", "always",
         "an auxiliary variable beside R's (a step counter modulo 2) that R's behaviors ignore",
-        _history, ("inference.infer",),
+        _history, ("graph_engine.inference.infer",),
         ("bank_transfer", "hour_clock", "peterson_mutex")),
     RepresentationRule(
         "derived_dropped", "R has a variable that is a function of its others (a table of at "
         f"most {MAX_TABLE} states)",
         "that variable is left out; the output's state determines it",
-        _derived, ("inference.infer",),
+        _derived, ("graph_engine.inference.infer",),
         ("lock_server",)),
     RepresentationRule(
         "index_shift", "R has functions indexed by consecutive integers (processes `0..N-1` "

@@ -35,6 +35,7 @@ from tlc_harness.behavior.graph_engine.describe import (
     substitutions,
     trace,
 )
+from tlc_harness.behavior.graph_engine.inference import infer, plain_failure
 from tlc_harness.behavior.graph_engine.output_graph import (
     OUTPUT_CAP,
     OUTPUT_FACTOR,
@@ -43,11 +44,11 @@ from tlc_harness.behavior.graph_engine.output_graph import (
     output_model,
     uncarried_overrides,
 )
+from tlc_harness.behavior.graph_engine.replay import replay
+from tlc_harness.behavior.graph_engine.search_state import Inferred
 from tlc_harness.behavior.graphs import Exploration, StateGraph, explore, graph_cache
-from tlc_harness.behavior.inference import Inferred, infer, plain_failure
 from tlc_harness.behavior.own_run import own_run_error
 from tlc_harness.behavior.policy import Job, StepAside
-from tlc_harness.behavior.replay import replay
 from tlc_harness.behavior.reverse_liveness import (
     check_reverse_liveness,
     checked_as_itself,
