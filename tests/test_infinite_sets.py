@@ -121,7 +121,7 @@ def test_a_bound_that_would_add_behaviors_decides_nothing(harness: Harness) -> N
 def test_the_same_output_bounded_would_fail_spuriously(harness: Harness,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the monotonicity check the bounded graph shows a step the output never takes."""
-    from tlc_harness.behavior.graph_engine import grade as graph_grade
+    from tlc_harness.behavior.graph_engine import late_checks as graph_grade
 
     monkeypatch.setattr(graph_grade, "bound_adds_behaviors", lambda *_: None)
     graded = _grade(harness, _out(WIDENED))
