@@ -36,6 +36,7 @@ from tlc_harness.behavior.stage_clock import StageClock, add_stage_seconds
 from tlc_harness.behavior.staging import (
     CfgValues,
     Reference,
+    Staged,
     constant_values,
     stage_output,
     uncovered,
@@ -56,12 +57,14 @@ from tlc_harness.tools.runner import Harness
 
 def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str],
                    out_main: str, *, limit: int = DEFAULT_LIMIT,
-                   timeout: float | None = None, sweep_jobs: int = 1) -> BehaviorResult:
+                   timeout: float | None = None, sweep_jobs: int = 1,
+                   staged: Staged | None = None) -> BehaviorResult:
     """Search mappings and run the forward and reverse checks (R must pass its own check);
     `sweep_jobs` forward checks run at once, ahead of their turn (`sweeps`)."""
     clock = StageClock()
     with Sweep[CheckResult](sweep_jobs) as sweep:
-        result = _graded(harness, ref, out_files, out_main, limit, timeout, sweep, clock)
+        result = _graded(harness, ref, out_files, out_main, limit, timeout, sweep, clock,
+                         staged)
     more = sweep.details()
     result = replace(result, details={**result.details, **more}) if more else result
     return add_stage_seconds(result, clock.seconds)
@@ -69,7 +72,7 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
 
 def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_main: str,
             limit: int, timeout: float | None, sweep: Sweep[CheckResult],
-            clock: StageClock) -> BehaviorResult:
+            clock: StageClock, staged: Staged | None = None) -> BehaviorResult:
     start = time.monotonic()
     outside = uncovered(ref)
     if outside:
@@ -78,7 +81,7 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
     if unsupported:
         return BehaviorResult(BehaviorVerdict.NOT_COVERED, None, unsupported, time.monotonic() - start,
                               code=Reason.REFERENCE_CFG)
-    st = stage_output(out_files, out_main, ref)
+    st = staged or stage_output(out_files, out_main, ref)
     if st.out_init is None or st.out_next is None:
         missing = [d for d, v in (("Init", st.out_init), ("Next", st.out_next)) if v is None]
         return BehaviorResult(BehaviorVerdict.NO_MAPPING, None,
@@ -325,4 +328,5 @@ class WrapperEngine:
     def grade(self, job: Job) -> BehaviorResult:
         return behavior_grade(job.harness, job.ref, job.out_files, job.out_main,
                               limit=1 if job.options.self_check else job.options.limit,
-                              timeout=job.options.timeout, sweep_jobs=job.options.sweep_jobs)
+                              timeout=job.options.timeout, sweep_jobs=job.options.sweep_jobs,
+                              staged=job.staged)

@@ -54,7 +54,6 @@ from tlc_harness.behavior.staging import (
     CfgValues,
     Staged,
     constant_values,
-    stage_output,
     uncovered,
 )
 from tlc_harness.behavior.sweeps import Sweep
@@ -107,7 +106,7 @@ class GraphGrade(ValueSweeps, LateChecks):
         values, unsupported = constant_values(ref)
         if unsupported:
             return self.result(BehaviorVerdict.NOT_COVERED, unsupported, Reason.REFERENCE_CFG)
-        staged = stage_output(self.job.out_files, self.job.out_main, ref)
+        staged = self.job.staged
         if staged.out_init is None or staged.out_next is None:
             missing = [d for d, v in (("Init", staged.out_init), ("Next", staged.out_next))
                        if v is None]

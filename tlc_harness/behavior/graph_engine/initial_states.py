@@ -35,7 +35,6 @@ from tlc_harness.behavior.staging import (
     constant_values,
     out_name,
     safety_parts,
-    stage_output,
     uncovered,
 )
 from tlc_harness.behavior.verdicts import (
@@ -60,7 +59,7 @@ def fewer_initial_states(job: Job, before: BehaviorResult) -> BehaviorResult | N
     values, unsupported = constant_values(ref)
     if uncovered(ref) or unsupported:
         return None
-    staged = stage_output(job.out_files, job.out_main, ref)
+    staged = job.staged
     ref_init = ref.cfg.init or (safety_parts(ref) or (None, None))[0]
     if staged.out_init is None or ref_init is None or not staged.out_shape.variables \
             or not staged.ref_shape.variables:

@@ -35,7 +35,6 @@ from tlc_harness.behavior.soundness import by_name
 from tlc_harness.behavior.staging import (
     constant_values,
     formula_parts,
-    stage_output,
     uncovered,
 )
 from tlc_harness.behavior.verdicts import (
@@ -61,7 +60,7 @@ def smaller_whatever_stored(job: Job, before: BehaviorResult) -> BehaviorResult 
         return None  # the counts compare whole graphs
     if ref.states is not None and ref.states >= options.budget:
         return None
-    staged = stage_output(job.out_files, job.out_main, ref)
+    staged = job.staged
     if staged.out_init is None or staged.out_next is None or instantiates(staged.out_files) \
             or uncarried_overrides(ref, staged, values):
         return None
