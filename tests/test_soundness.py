@@ -98,6 +98,7 @@ def test_a_failure_under_an_incomplete_class_of_mappings_is_no_mapping() -> None
     ("no_initial_state", ValueSource.OUTPUT_ASSUME, None, True),
     ("unassigned_state", ValueSource.REFERENCE_CONSTANT, "N", False),
     ("other", ValueSource.REFERENCE_CONSTANT, "N", False),
+    ("deadlock", ValueSource.REFERENCE_CONSTANT, "N", True),
     ("definitions", ValueSource.REFERENCE_CONSTANT, "Max", False),   # paired by position
     ("definitions", ValueSource.REFERENCE_COUNT, "Procs", False),    # a count the grader took
     ("definitions", ValueSource.OPAQUE_TOKEN, None, False),
@@ -614,3 +615,14 @@ def test_an_output_whose_constants_are_paired_by_their_uses_is_decided(
     # a failure under that pairing is justified, not ambiguous
     wrong = _grade(harness, out.replace("x = 0", "x = 1"))
     assert wrong.verdict is V.FORWARD_FAIL and wrong.soundness is S.JUSTIFIED, wrong.reason
+
+
+def test_what_stops_the_outputs_own_run_is_read_from_tlcs_codes() -> None:
+    from tlc_harness.behavior.own_run import OwnRunError, own_run_error
+    assert own_run_error("eval_error", (2190, 1000, 2103)) is OwnRunError.DEFINITIONS
+    assert own_run_error("eval_error", (2102, 2186)) is OwnRunError.UNASSIGNED_STATE
+    assert own_run_error("eval_error", (2190, 2109, 2217)) is OwnRunError.UNASSIGNED_STATE
+    assert own_run_error("vacuous", ()) is OwnRunError.NO_INITIAL_STATE
+    assert own_run_error("deadlock", (2114,)) is OwnRunError.DEADLOCK
+    assert own_run_error("config_bind_fail", (2222,)) is OwnRunError.OTHER
+    assert not OwnRunError.UNASSIGNED_STATE.decides and OwnRunError.DEFINITIONS.decides
