@@ -218,16 +218,16 @@ end algorithm; *)"""
 PROCS_OUT = """---- MODULE Out ----
 EXTENDS Integers
 CONSTANT Procs
-VARIABLE fin
-Init == fin = {{}}
-Next == \\E p \\in Procs \\ fin : fin' = {step}
-Spec == Init /\\ [][Next]_fin
+VARIABLE done
+Init == done = {{}}
+Next == \\E p \\in Procs \\ done : done' = {step}
+Spec == Init /\\ [][Next]_done
 ====
 """
 
 
 @pytest.mark.parametrize(("pluscal", "step", "name", "expected"), [
-    (True, "fin \\cup {p}", "Procs", "ok"),
+    (True, "done \\cup {p}", "Procs", "ok"),
     (True, "Procs", "Procs", "forward_fail"),  # every process at once
     # a set the reference merely defines: its value only where the names pair them
     (False, "Procs", "Procs", "forward_fail"),
@@ -244,8 +244,8 @@ def test_the_processes_of_a_pluscal_reference_are_its_value(
 
 
 @pytest.mark.parametrize(("nxt", "expected"), [
-    ("\\E p \\in Procs \\ fin : p # \"none\" /\\ fin' = fin \\cup {p}", "ok"),
-    ("\\E p \\in Procs : fin = {} /\\ p # \"none\" /\\ fin' = {p}", "reverse_fail"),
+    ("\\E p \\in Procs \\ done : p # \"none\" /\\ done' = done \\cup {p}", "ok"),
+    ("\\E p \\in Procs : done = {} /\\ p # \"none\" /\\ done' = {p}", "reverse_fail"),
 ])
 def test_processes_the_grader_numbered_become_model_values_where_numbers_fail(
         harness: Harness, nxt: str, expected: str) -> None:
@@ -255,10 +255,10 @@ def test_processes_the_grader_numbered_become_model_values_where_numbers_fail(
                     parse_cfg("SPECIFICATION Spec\nCHECK_DEADLOCK FALSE\n"))
     files = {"Out.tla": f"""---- MODULE Out ----
 CONSTANT Procs
-VARIABLE fin
-Init == fin = {{}}
+VARIABLE done
+Init == done = {{}}
 Next == {nxt}
-Spec == Init /\\ [][Next]_fin
+Spec == Init /\\ [][Next]_done
 ====
 """}
     result = grade_behavior(harness, ref, files, "Out", GRAPHS)
@@ -325,17 +325,17 @@ Spec == Init /\\ [][Next]_v
 """}, parse_cfg("SPECIFICATION Spec\n"))
 SYMBOL_OUT = """---- MODULE Out ----
 CONSTANTS Aye, Nay
-VARIABLE vote
-TypeOK == vote \\in {{Aye, Nay}}
+VARIABLE v
+TypeOK == v \\in {{Aye, Nay}}
 Init == {init}
-Next == vote' = IF vote = Aye THEN Nay ELSE Aye
-Spec == Init /\\ [][Next]_vote
+Next == v' = IF v = Aye THEN Nay ELSE Aye
+Spec == Init /\\ [][Next]_v
 ====
 """
 
 
-@pytest.mark.parametrize(("init", "expected"), [("vote = Aye", "ok"),
-                                                ("vote \\in {Aye, Nay}", "forward_fail")])
+@pytest.mark.parametrize(("init", "expected"), [("v = Aye", "ok"),
+                                                ("v \\in {Aye, Nay}", "forward_fail")])
 def test_constants_used_as_symbols_are_model_values(harness: Harness, init: str,
                                                     expected: str) -> None:
     # the reference has no constants: `Aye` and `Nay` are model values, and any two distinct
@@ -359,16 +359,16 @@ NUMBERED_OUT = """---- MODULE Out ----
 EXTENDS Naturals
 CONSTANTS N, Start
 ASSUME N \\in Nat /\\ Start \\in 1..N
-VARIABLE holder
-Init == holder = Start
-Next == \\E i \\in 1..N : holder' = {target}
-Spec == Init /\\ [][Next]_holder
+VARIABLE owner
+Init == owner = Start
+Next == \\E i \\in 1..N : owner' = {target}
+Spec == Init /\\ [][Next]_owner
 ====
 """
 
 
 @pytest.mark.parametrize(("target", "expected"), [("i", "ok"),
-                                                  ("(holder % N) + 1", "reverse_fail")])
+                                                  ("(owner % N) + 1", "reverse_fail")])
 def test_numbered_processes_stand_for_the_reference_s_model_values(
         harness: Harness, target: str, expected: str) -> None:
     # `N` counts the reference's `Procs`; `Start` is a number where the reference's `First`

@@ -9,8 +9,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tlc_harness.behavior.graph_engine.layers import Arrays, consistent, layer_of
 from tlc_harness.behavior.graphs import StateGraph
-from tlc_harness.behavior.inference import _Arrays, _consistent, _layer
 
 
 @st.composite
@@ -42,8 +42,8 @@ def test_the_array_check_is_the_check_on_sets(ref: tuple[StateGraph, list[int], 
                                               out: tuple[StateGraph, list[int], list[int]]
                                               ) -> None:
     (rg, rk, rv), (og, ok, ov) = ref, out
-    layer = _layer(_Arrays.of(rg), np.array(rk, dtype=np.int64), np.array(rv, dtype=np.int64))
-    found = _consistent(_Arrays.of(og), np.array(ok, dtype=np.int64),
+    layer = layer_of(Arrays.of(rg), np.array(rk, dtype=np.int64), np.array(rv, dtype=np.int64))
+    found = consistent(Arrays.of(og), np.array(ok, dtype=np.int64),
                         np.array(ov, dtype=np.int64), layer)
     assert (found is not None) == by_sets(ref, out)
     if found is not None:  # a state of G is in the class of the states of R with its pair
@@ -54,10 +54,10 @@ def test_the_array_check_is_the_check_on_sets(ref: tuple[StateGraph, list[int], 
 
 def test_a_graph_without_edges() -> None:
     ref = StateGraph(("x",), [(0,), (1,)], [0, 1], [])
-    layer = _layer(_Arrays.of(ref), np.zeros(2, dtype=np.int64), np.array([0, 1], dtype=np.int64))
-    out = _Arrays.of(StateGraph(("x",), [(0,), (1,)], [0, 1], [(0, 1)]))
-    assert _consistent(out, np.zeros(2, dtype=np.int64), np.array([0, 1], dtype=np.int64),
+    layer = layer_of(Arrays.of(ref), np.zeros(2, dtype=np.int64), np.array([0, 1], dtype=np.int64))
+    out = Arrays.of(StateGraph(("x",), [(0,), (1,)], [0, 1], [(0, 1)]))
+    assert consistent(out, np.zeros(2, dtype=np.int64), np.array([0, 1], dtype=np.int64),
                        layer) is None  # G steps from one class to another; R never does
-    still = _Arrays.of(StateGraph(("x",), [(0,), (1,)], [0, 1], [(0, 0)]))
-    assert _consistent(still, np.zeros(2, dtype=np.int64), np.array([1, 0], dtype=np.int64),
+    still = Arrays.of(StateGraph(("x",), [(0,), (1,)], [0, 1], [(0, 0)]))
+    assert consistent(still, np.zeros(2, dtype=np.int64), np.array([1, 0], dtype=np.int64),
                        layer) is not None

@@ -119,11 +119,14 @@ def test_an_override_of_a_name_the_output_never_writes_is_not_uncarried() -> Non
 
 
 # ------------------------------------------------------------------- graded with TLC
-@pytest.mark.parametrize(("out", "verdict"), [(OUT, V.OK), (UNFADES, V.FORWARD_FAIL)])
+@pytest.mark.parametrize(("out", "verdict"), [(OUT, V.OK), (UNFADES, V.NO_MAPPING)])
 def test_an_output_under_definitions_paired_by_meaning_is_decided_on_the_graphs(
         harness: Harness, out: str, verdict: BehaviorVerdict) -> None:
     graded = _grade(harness, out)
-    assert graded.verdict is verdict and graded.soundness is S.JUSTIFIED, graded.reason
+    # the failing output keeps no variable of the reference's names: the mappings tried are
+    # not shown to be all that could work (`mapping_class_incomplete`), never an ok
+    assert graded.verdict is verdict, graded.reason
+    assert graded.soundness is (S.JUSTIFIED if verdict is V.OK else None), graded.reason
     assert "fallback" not in graded.details  # the graphs decided, not the wrappers
     assert graded.details["constants"]["Colors"]["source"] == "reference_definition"
 

@@ -4,8 +4,8 @@ output's own Init and Next; a sequence that is not a behavior is told apart."""
 from __future__ import annotations
 
 from tlc_harness.behavior.engine import grade_behavior
+from tlc_harness.behavior.graph_engine.replay import replay
 from tlc_harness.behavior.options import BehaviorOptions
-from tlc_harness.behavior.replay import replay
 from tlc_harness.behavior.staging import Reference
 from tlc_harness.behavior.values import ModelValue
 from tlc_harness.behavior.verdicts import BehaviorVerdict

@@ -49,15 +49,69 @@ def _const(value: str, source: ValueSource, paired: str | None = None,
     return {"value": value, "from": paired or name, "source": source.value}
 
 
+#: every fact a decided verdict rests on, as an engine records it (a test drops or changes one)
+FACTS: dict[str, Any] = {"constants": {}, "pairings": {"total": 1, "graded": 1, "failed": 1},
+                         "mapping_class": "named_bijections", "own_run_error": "definitions"}
+
+
 def _result(verdict: BehaviorVerdict, code: Reason | None = None, *,
             constants: dict[str, dict[str, str]] | None = None,
-            pairings: dict[str, int] | None = None) -> BehaviorResult:
-    details: dict[str, Any] = {}
+            pairings: dict[str, int] | None = None, drop: str = "",
+            **facts: Any) -> BehaviorResult:
+    details: dict[str, Any] = {**FACTS, **facts}
     if constants is not None:
         details["constants"] = constants
     if pairings is not None:
         details["pairings"] = pairings
+    details.pop(drop, None)
     return BehaviorResult(verdict, None, "why", 0.0, code=code, details=details)
+
+
+@pytest.mark.parametrize(("verdict", "code", "fact"), [
+    (V.OK, None, "constants"),
+    (V.FORWARD_FAIL, Reason.GRAPH_FORWARD, "constants"),
+    (V.FORWARD_FAIL, Reason.GRAPH_FORWARD, "pairings"),
+    (V.FORWARD_FAIL, Reason.GRAPH_FORWARD, "mapping_class"),
+    (V.REVERSE_FAIL, Reason.TLC_REVERSE, "mapping_class"),
+    (V.REVERSE_FAIL, Reason.TOO_FEW_STATES, "pairings"),
+    (V.FORWARD_FAIL, Reason.OUTPUT_RUN_FAILS, "own_run_error"),
+    (V.FORWARD_FAIL, Reason.OUTPUT_RUN_FAILS, "constants"),
+])
+def test_a_decided_verdict_without_one_of_its_facts_is_undecided(
+        verdict: BehaviorVerdict, code: Reason | None, fact: str) -> None:
+    assert classify(_result(verdict, code)).verdict is verdict  # with every fact: decided
+    dropped = classify(_result(verdict, code, drop=fact))
+    assert dropped.verdict is V.UNDECIDED, dropped.reason
+    assert dropped.code is Reason.FACTS_MISSING
+
+
+def test_a_failure_under_an_incomplete_class_of_mappings_is_no_mapping() -> None:
+    graded = classify(_result(V.FORWARD_FAIL, Reason.TLC_FORWARD, mapping_class="incomplete"))
+    assert (graded.verdict, graded.code) == (V.NO_MAPPING, Reason.MAPPING_CLASS_INCOMPLETE)
+    kept = classify(_result(V.REVERSE_FAIL, Reason.TOO_FEW_STATES, mapping_class="incomplete"))
+    assert kept.soundness is S.MAPPING_FREE  # a mapping-free check needs no class
+    assert kept.details["mapping_basis"] == "any_mapping"
+
+
+@pytest.mark.parametrize(("error", "source", "paired", "decided"), [
+    ("definitions", ValueSource.REFERENCE_CONSTANT, "N", True),
+    ("no_initial_state", ValueSource.OUTPUT_ASSUME, None, True),
+    ("unassigned_state", ValueSource.REFERENCE_CONSTANT, "N", False),
+    ("other", ValueSource.REFERENCE_CONSTANT, "N", False),
+    ("deadlock", ValueSource.REFERENCE_CONSTANT, "N", True),
+    ("definitions", ValueSource.REFERENCE_CONSTANT, "Max", False),   # paired by position
+    ("definitions", ValueSource.REFERENCE_COUNT, "Procs", False),    # a count the grader took
+    ("definitions", ValueSource.OPAQUE_TOKEN, None, False),
+])
+def test_an_own_run_failure_decides_only_on_the_tasks_values_and_the_outputs_error(
+        error: str, source: ValueSource, paired: str | None, decided: bool) -> None:
+    graded = classify(_result(V.FORWARD_FAIL, Reason.OUTPUT_RUN_FAILS, own_run_error=error,
+                              constants={"N": _const("3", source, paired, "N")}))
+    if decided:
+        assert graded.soundness is S.JUSTIFIED, graded.reason
+        assert graded.details["mapping_basis"] == "own_run"
+    else:
+        assert (graded.verdict, graded.code) == (V.UNDECIDED, Reason.OWN_RUN_LIMIT)
 
 
 # --------------------------------------------------------------------------- the class
@@ -252,7 +306,7 @@ def test_an_own_run_failing_under_a_value_an_assume_reads_is_not_decided() -> No
     # the ASSUME is evaluated on that value, and may be what stopped the run
     failed = classify(_result(V.FORWARD_FAIL, R.OUTPUT_RUN_FAILS, constants={
         "Limit": {**_const("0", ValueSource.NOT_READ, "0"), "named_by_assume": True}}))
-    assert failed.verdict is V.NO_MAPPING and failed.code is R.CONSTANT_UNJUSTIFIED
+    assert failed.verdict is V.UNDECIDED and failed.code is R.OWN_RUN_LIMIT
     # a constant no ASSUME names is never evaluated: the failure stands
     plain = classify(_result(V.FORWARD_FAIL, R.OUTPUT_RUN_FAILS, constants={
         "Limit": _const('"unused"', ValueSource.NOT_READ, '"unused"')}))
@@ -561,3 +615,14 @@ def test_an_output_whose_constants_are_paired_by_their_uses_is_decided(
     # a failure under that pairing is justified, not ambiguous
     wrong = _grade(harness, out.replace("x = 0", "x = 1"))
     assert wrong.verdict is V.FORWARD_FAIL and wrong.soundness is S.JUSTIFIED, wrong.reason
+
+
+def test_what_stops_the_outputs_own_run_is_read_from_tlcs_codes() -> None:
+    from tlc_harness.behavior.own_run import OwnRunError, own_run_error
+    assert own_run_error("eval_error", (2190, 1000, 2103)) is OwnRunError.DEFINITIONS
+    assert own_run_error("eval_error", (2102, 2186)) is OwnRunError.UNASSIGNED_STATE
+    assert own_run_error("eval_error", (2190, 2109, 2217)) is OwnRunError.UNASSIGNED_STATE
+    assert own_run_error("vacuous", ()) is OwnRunError.NO_INITIAL_STATE
+    assert own_run_error("deadlock", (2114,)) is OwnRunError.DEADLOCK
+    assert own_run_error("config_bind_fail", (2222,)) is OwnRunError.OTHER
+    assert not OwnRunError.UNASSIGNED_STATE.decides and OwnRunError.DEFINITIONS.decides

@@ -54,7 +54,10 @@ def test_a_model_of_an_inductive_invariant_is_graded_against_the_systems_spec(
     assert "SPECIFICATION Spec" in result.details["reference_model"]
     late = grade_behavior(harness, ref, {"Tick.tla": FROM_ONE}, "Tick",
                           BehaviorOptions(engine=engine))
-    assert late.verdict == "forward_fail", late.reason
+    # the graphs prove it (the output is the reference's own text, its names the same); the
+    # wrapper engine tries no value translation, so its failure proves nothing
+    expected = "forward_fail" if engine != "wrappers" else "no_mapping"
+    assert late.verdict == expected, late.reason
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -17,8 +17,8 @@ from reports.render_html import _failure_details
 from tlc_harness.behavior.checks import GraphVerdict
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.graph_engine.describe import counterexample_details, image_trace, trace
+from tlc_harness.behavior.graph_engine.search_state import Inferred
 from tlc_harness.behavior.graphs import StateGraph
-from tlc_harness.behavior.inference import Inferred
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason
 from tlc_harness.tools.runner import Harness

@@ -92,7 +92,7 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
         job = Job(harness, ref, out_files, out_main, options, deadline)
         result = run_policy(job)
         for rule in (justify_ok, require_liveness_checked):  # what an `ok` must also show
-            result = rule(result, ref, out_files, out_main)
+            result = rule(result, ref, job.staged)
         result = classify(result)  # every decided verdict has a class, or is not decided
         if result.verdict in (BehaviorVerdict.NO_MAPPING, BehaviorVerdict.UNDECIDED):
             # what no engine decided, a check that needs no mapping may (it holds for any)

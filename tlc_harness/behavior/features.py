@@ -110,7 +110,38 @@ def output_features(graph: StateGraph) -> list[Feature]:
         found.extend(_components(var, column, frozenset([var]), 1))
     for var, column in columns.items():
         found.extend(_options(var, column))
+        found.extend(_aggregates(var, column))
     found.extend(_flagged(columns))
+    return found
+
+
+MAX_MEMBERS = 8     # atoms a set variable may hold for a flag per atom
+MAX_LENGTH = 64     # a sequence's length counted by `Len`
+
+
+def _is_sequence(value: Value) -> bool:
+    return isinstance(value, Fn) and value.domain() == frozenset(range(1, len(value) + 1))
+
+
+def _aggregates(var: str, column: Sequence[Value]) -> list[Feature]:
+    """What a set or a sequence holds as the reference's simpler values: the length of a
+    sequence of tokens (a count kept as that many tokens: `Len(coins)`, written without
+    module `Sequences`), and for a set of atoms one boolean per atom it may hold (several
+    flags kept as the set of those that hold: `("locked" \\in flags)`)."""
+    found: list[Feature] = []
+    if all(_is_sequence(v) for v in column):
+        lengths = [len(v) for v in column]  # type: ignore[arg-type]
+        if len(set(lengths)) > 1 and max(lengths) <= MAX_LENGTH:
+            found.append(Feature(f"(CHOOSE AliasN \\in 0..{max(lengths)} : DOMAIN {var} = "
+                                 f"1..AliasN)", lengths, frozenset([var]), 1))
+    if all(isinstance(v, frozenset) for v in column):
+        members = {a for v in column for a in v}  # type: ignore[union-attr]
+        if 0 < len(members) <= MAX_MEMBERS and all(
+                isinstance(a, (str, ModelValue)) for a in members):
+            for atom in sorted(members, key=sort_key):
+                found.append(Feature(f"({to_tla(atom)} \\in {var})",
+                                     [TRUE if atom in v else FALSE for v in column],  # type: ignore[operator]
+                                     frozenset([var]), 1))
     return found
 
 

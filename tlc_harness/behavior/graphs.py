@@ -226,6 +226,8 @@ class Exploration:
     detail: str = ""
     seconds: float = 0.0
     tlc_runs: int = 0
+    #: TLC's `-tool` message codes of a run that gave no graph (`own_run.own_run_error`)
+    codes: tuple[int, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -301,7 +303,7 @@ def _exploration(result: CheckResult, budget: int) -> Exploration:
     if result.verdict is not Verdict.OK or not isinstance(graph, StateGraph):
         detail = graph if isinstance(graph, str) else (result.violated or result.detail[:300])
         verdict = "unreadable" if isinstance(graph, str) else result.verdict.value
-        return Exploration(None, verdict, detail, result.seconds, 1)
+        return Exploration(None, verdict, detail, result.seconds, 1, result.message_codes)
     if len(graph) >= budget:
         return Exploration(None, "over_budget", f"more than {budget - 1} distinct states",
                            result.seconds, 1)

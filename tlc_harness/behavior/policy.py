@@ -1,22 +1,23 @@
 """The engine boundary: what an engine is given, what it answers, and the order engines are tried.
 
-An engine (`Engine`) grades one `Job` and returns a `BehaviorResult`, or a `StepAside` when the
-spec is outside what it can model (a graph over budget, a value its run cannot carry): the next
-step of the policy then grades. `POLICIES` lists, per `--behavior-engine` choice, the steps in
-order; the last step's step-aside is the verdict `undecided` with its reason code. A third
-engine is one more module implementing `Engine`, registered by name in `engine.py`, and a step
-here.
+An engine (`Engine`) grades one `Job` (which stages the output once, `Job.staged`, for every
+stage and check) and returns a `BehaviorResult`, or a `StepAside` when the spec is outside
+what it can model (a graph over budget, a value its run cannot carry): the next step of the
+policy then grades. `POLICIES` lists, per `--behavior-engine` choice, the steps in order; the
+last step's step-aside is the verdict `undecided` with its reason code. A third engine is one
+more module implementing `Engine`, registered by name in `engine.py`, and a step here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Protocol
 
 from tlc_harness.behavior.deadline import Deadline
 from tlc_harness.behavior.options import BehaviorOptions
-from tlc_harness.behavior.staging import Reference
+from tlc_harness.behavior.staging import Reference, Staged, stage_output
 from tlc_harness.behavior.verdicts import BehaviorResult, Reason
 from tlc_harness.tools.runner import Harness
 
@@ -32,6 +33,12 @@ class Job:
     out_main: str
     options: BehaviorOptions
     deadline: Deadline = field(default_factory=lambda: Deadline(None))
+
+    @cached_property
+    def staged(self) -> Staged:
+        """The output staged beside the reference, once for the whole grade (every stage and
+        check reads this one; `RenameError` where its modules cannot be renamed)."""
+        return stage_output(self.out_files, self.out_main, self.ref)
 
 
 @dataclass(frozen=True)

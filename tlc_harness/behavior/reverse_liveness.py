@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from tlc_harness.behavior.search import Candidate
-from tlc_harness.behavior.staging import CfgValues, Reference, Staged, stage_output
+from tlc_harness.behavior.staging import CfgValues, Reference, Staged
 from tlc_harness.behavior.subscripts import in_scope
 from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason
 from tlc_harness.behavior.wrapper_modules import Liveness, check_label, forward_wrapper
@@ -136,8 +136,8 @@ def check_reverse_liveness(harness: Harness, ref: Reference, staged: Staged, can
                            check)
 
 
-def require_liveness_checked(result: BehaviorResult, ref: Reference,
-                             out_files: Mapping[str, str], out_main: str) -> BehaviorResult:
+def require_liveness_checked(result: BehaviorResult, ref: Reference, staged: Staged
+                             ) -> BehaviorResult:
     """`result` when it is not `ok`, or when both directions checked fairness and liveness:
     the forward run evaluated R's (`fairness_checked` is not False) and the engine checked
     the output's temporal conjuncts (or it has none); else `undecided` (`liveness_unchecked`)."""
@@ -151,7 +151,6 @@ def require_liveness_checked(result: BehaviorResult, ref: Reference,
                        f"safety checks passed: {result.reason}")
     if result.details.get("reverse_liveness") == CHECKED:
         return result
-    staged = stage_output(out_files, out_main, ref)
     if not temporal_output(staged):
         return result
     why = result.details.get("reverse_liveness_reason") or \

@@ -156,7 +156,8 @@ def _index_shift(graph: StateGraph, taken: set[str], mv_names: dict[Value, Value
 
 
 def _atoms_as(kind: str) -> LayoutMaker:
-    """Variables holding only booleans (0/1, "yes"/"no") or model values (their names)."""
+    """Variables holding only booleans (0/1, "yes"/"no", or the complement) or model values
+    (their names)."""
     mv = kind == "model_values_as_strings"
 
     def layout(graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]
@@ -165,10 +166,13 @@ def _atoms_as(kind: str) -> LayoutMaker:
         hit = [all(isinstance(x, ModelValue if mv else Bool) for x in col) for col in cols]
         if not any(hit):
             return f"skipped: no variable holds only {'model values' if mv else 'booleans'}"
-        suffix = {"bool_as_01": "Num", "bool_as_strings": "Str"}.get(kind, "Name")
+        suffix = {"bool_as_01": "Num", "bool_as_strings": "Str",
+                  "bool_complement": "Not"}.get(kind, "Name")
         new = tuple(fresh(v + suffix, taken) if h else v for v, h in zip(names, hit, strict=True))
-        true: Value = 1 if kind == "bool_as_01" else "yes"
-        code: dict[Value, Value] = {TRUE: true, FALSE: 0 if kind == "bool_as_01" else "no"}
+        codes: dict[str, tuple[Value, Value]] = {"bool_as_01": (1, 0),
+                                                 "bool_complement": (FALSE, TRUE)}
+        true, false = codes.get(kind, ("yes", "no"))
+        code: dict[Value, Value] = {TRUE: true, FALSE: false}
         subs = [(v, f"({n} = {to_tla(true)})") for v, n in zip(names, new, strict=True)]
         defs: tuple[str, ...] = ()
         if mv:
@@ -188,6 +192,45 @@ def _atoms_as(kind: str) -> LayoutMaker:
     return layout
 
 
+MAX_COUNT = 8  # a count kept as that many tokens
+
+
+def _count_as_sequence(graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]
+                       ) -> Layout | str:
+    """Each variable holding a small count (0..MAX_COUNT) that changes, as a sequence of that
+    many tokens (`coins` for R's `credit`)."""
+    names, cols = graph.variables, [graph.column(v) for v in graph.variables]
+    hit = [all(is_number(x) and 0 <= x <= MAX_COUNT for x in col)
+           and len(set(col)) > 1 for col in cols]
+    if not any(hit):
+        return f"skipped: no variable holds a count of 0..{MAX_COUNT} that changes"
+    new = tuple(fresh(v + "Seq", taken) if h else v for v, h in zip(names, hit, strict=True))
+    subs = tuple((v, f"(CHOOSE AliasN \\in 0..{MAX_COUNT} : DOMAIN {n} = 1..AliasN)" if h
+                  else v) for v, n, h in zip(names, new, hit, strict=True))
+    return Layout(new, subs, lambda s: tuple(Fn.tuple_of(["t"] * x) if h else x  # type: ignore[operator]
+                                             for x, h in zip(s, hit, strict=True)))
+
+
+def _flags_as_set(graph: StateGraph, taken: set[str], mv_names: dict[Value, Value]
+                  ) -> Layout | str:
+    """The variables holding only booleans, kept as one set of the names of those that hold
+    (`flags = {"locked"}` for R's `locked = TRUE`)."""
+    names, cols = graph.variables, [graph.column(v) for v in graph.variables]
+    hit = [all(isinstance(x, Bool) for x in col) for col in cols]
+    if not any(hit):
+        return "skipped: no variable holds only booleans"
+    flags = fresh("flags", taken)
+    rest = tuple(v for v, h in zip(names, hit, strict=True) if not h)
+    subs = tuple((v, f'("{v}" \\in {flags})' if h else v)
+                 for v, h in zip(names, hit, strict=True))
+
+    def encode(s: tuple[Value, ...]) -> tuple[Value, ...]:
+        held = frozenset(v for v, x, h in zip(names, s, hit, strict=True) if h and x == TRUE)
+        return (held, *(x for x, h in zip(s, hit, strict=True) if not h))
+
+    return Layout((flags, *rest), subs, encode)
+
+
 RULES: dict[str, RepresentationRule] = {rule.name: rule for rule in (
     RepresentationRule(
         "record", "always",
@@ -197,13 +240,13 @@ RULES: dict[str, RepresentationRule] = {rule.name: rule for rule in (
     RepresentationRule(
         "history", "always",
         "an auxiliary variable beside R's (a step counter modulo 2) that R's behaviors ignore",
-        _history, ("inference.infer",),
+        _history, ("graph_engine.inference.infer",),
         ("bank_transfer", "hour_clock", "peterson_mutex")),
     RepresentationRule(
         "derived_dropped", "R has a variable that is a function of its others (a table of at "
         f"most {MAX_TABLE} states)",
         "that variable is left out; the output's state determines it",
-        _derived, ("inference.infer",),
+        _derived, ("graph_engine.inference.infer",),
         ("lock_server",)),
     RepresentationRule(
         "index_shift", "R has functions indexed by consecutive integers (processes `0..N-1` "
@@ -220,6 +263,19 @@ RULES: dict[str, RepresentationRule] = {rule.name: rule for rule in (
         "bool_as_strings", "R has a variable holding only booleans",
         'FALSE/TRUE written as the strings "no"/"yes"', _atoms_as("bool_as_strings"),
         ("translation.exact_tables",), ("hour_clock",)),
+    RepresentationRule(
+        "bool_complement", "R has a variable holding only booleans",
+        "the boolean's complement (`open` for R's `locked`, `open = ~locked` in every state)",
+        _atoms_as("bool_complement"), ("translation.boolean_polarities",), ("hour_clock",)),
+    RepresentationRule(
+        "count_as_sequence", f"R has a variable holding a count of 0..{MAX_COUNT} that changes",
+        "the count kept as a sequence of that many tokens (its length is R's count)",
+        _count_as_sequence, ("features.output_features",),
+        ("vending_machine",)),
+    RepresentationRule(
+        "flags_as_set", "R has variables holding only booleans",
+        "the booleans kept as one set of the names of those that hold",
+        _flags_as_set, ("features.output_features",), ("hour_clock",)),
     RepresentationRule(
         "model_values_as_strings", "R has a variable holding only model values that its cfg's "
         "constants name",

@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from tlc_harness.behavior.staging import Reference, definition_body, stage_output
+from tlc_harness.behavior.staging import Reference, Staged, definition_body
 from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason
 from tlc_harness.source.identifiers import analyze_module
 from tlc_harness.source.tokens import blank_comments
@@ -201,13 +201,11 @@ def unjustified_omission(out: Subscripts, ref: Subscripts,
             f"stays, which TLC never explores, so refinement is not shown")
 
 
-def justify_ok(result: BehaviorResult, ref: Reference, out_files: Mapping[str, str],
-               out_main: str) -> BehaviorResult:
+def justify_ok(result: BehaviorResult, ref: Reference, staged: Staged) -> BehaviorResult:
     """`result` when it is not `ok` or the output's subscripts justify it; else `undecided`
     (`subscript_incomplete`), the mapping and the subscripts kept in its details."""
     if not result.passed:
         return result
-    staged = stage_output(out_files, out_main, ref)
     if staged.out_spec is None:  # graded from Init and Next: TLC's steps are the formula's
         return result
     out = spec_subscripts(staged.out_files, staged.out_spec, staged.out_shape.variables,

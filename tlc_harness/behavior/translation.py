@@ -3,7 +3,8 @@
 A translation is a one-to-one map of atoms (strings, model values, booleans; integers only as
 0/1 for a boolean, or for model values). Atoms that name the same thing are tied together
 first: the same atom, a string and a model value of the same name (any case), 0/1 and
-FALSE/TRUE. The remaining atoms may be matched freely, most similar names first, since a model
+FALSE/TRUE; atoms tied to a boolean are also tried complemented (`boolean_polarities`: the two
+bijections of `BOOLEAN`). The remaining atoms may be matched freely, most similar names first, since a model
 names its own control states and tags. Integers otherwise stand for themselves (a counter
 never runs backwards to fit), except where one side holds model values and the other side's
 part holds no integer at all: processes numbered `1..N` for the reference's `{p1, p2, p3}`,
@@ -191,17 +192,31 @@ def _tables(g_values: frozenset[Value], r_values: frozenset[Value], g_atoms: set
     if len(rest_g) != len(rest_r):
         return
     kept = 0
-    for pairing in _pairings(rest_g, rest_r, hints() if hints and rest_g else None):
-        if not _kinds_fit(pairing):
-            continue
-        table = {k: v for k, v in {**shifted, **forced, **pairing}.items() if k != v}
-        if not table:
-            continue  # the identity was tried first
-        if frozenset(translate(v, table) for v in g_values) == r_values:
-            yield table
-            kept += 1
-            if kept >= MAX_TABLES:
-                return
+    for polarity in boolean_polarities(forced, r_atoms):
+        for pairing in _pairings(rest_g, rest_r, hints() if hints and rest_g else None):
+            if not _kinds_fit(pairing):
+                continue
+            table = {k: v for k, v in {**shifted, **polarity, **pairing}.items() if k != v}
+            if not table:
+                continue  # the identity was tried first
+            if frozenset(translate(v, table) for v in g_values) == r_values:
+                yield table
+                kept += 1
+                if kept >= MAX_TABLES:
+                    return
+
+
+def boolean_polarities(forced: Table, r_atoms: set[Value]) -> list[Table]:
+    """`forced` as it is, and, where it ties atoms to the reference's booleans, with those
+    booleans complemented: the two bijections of `BOOLEAN` (an output's `open` for the
+    reference's `locked`, `open = ~locked` in every state; 0/1 read either way round)."""
+    flips: Table = {k: (FALSE if v == TRUE else TRUE) for k, v in forced.items()
+                    if isinstance(v, Bool)}
+    flips |= {k: 1 - v for k, v in forced.items()
+              if isinstance(k, Bool) and is_number(v) and v in (0, 1)}
+    if not flips or not set(flips.values()) <= r_atoms:
+        return [forced]
+    return [forced, {**forced, **flips}]
 
 
 def index_range(keys: frozenset[Value]) -> tuple[int, int] | None:

@@ -81,6 +81,7 @@ class Reason(enum.StrEnum):
     GRADER_ELEMENTS = "grader_elements"
     VALUES_DISAGREE = "values_disagree"
     MAPPINGS_EVAL_ERROR = "mappings_eval_error"
+    MAPPING_CLASS_INCOMPLETE = "mapping_class_incomplete"
     STATE_BUDGET = "state_budget"
     INFINITE_SET = "infinite_set"
     TIME_BUDGET = "time_budget"
@@ -98,6 +99,8 @@ class Reason(enum.StrEnum):
     VALUE_GUESSED = "value_guessed"
     OBSERVABLE_RECOMPUTED = "observable_recomputed"
     WITNESS_NOT_REPLAYED = "witness_not_replayed"
+    OWN_RUN_LIMIT = "own_run_limit"
+    FACTS_MISSING = "facts_missing"
     LIVENESS_UNCHECKED = "liveness_unchecked"
     REFERENCE_NO_BEHAVIOR = "reference_no_behavior"
     REFERENCE_RANDOM = "reference_random"
@@ -144,6 +147,9 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
     Reason.VALUES_DISAGREE: (_V.NO_MAPPING,
                              "a failure under some values, no mapping under others"),
     Reason.MAPPINGS_EVAL_ERROR: (_V.NO_MAPPING, "every mapping stops TLC; the output runs alone"),
+    Reason.MAPPING_CLASS_INCOMPLETE: (_V.NO_MAPPING, "a failure under the mappings tried, "
+                                      "whose class is not shown to hold every mapping that "
+                                      "could work for these shapes"),
     Reason.STATE_BUDGET: (_V.UNDECIDED, "a graph over the state budget"),
     Reason.INFINITE_SET: (_V.UNDECIDED, "the output reads an infinite set TLC cannot enumerate, "
                           "and bounded it shows no forward failure"),
@@ -169,6 +175,10 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
                                    "unread"),
     Reason.WITNESS_NOT_REPLAYED: (_V.UNDECIDED, "a failure whose witness TLC cannot follow on "
                                   "the output alone"),
+    Reason.OWN_RUN_LIMIT: (_V.UNDECIDED, "the output's own run stops where the grader chose "
+                           "values, or at a state TLC cannot complete or enumerate"),
+    Reason.FACTS_MISSING: (_V.UNDECIDED, "a decided verdict whose facts (constants, pairings, "
+                           "the mapping's class) the engine did not record"),
     Reason.LIVENESS_UNCHECKED: (_V.UNDECIDED, "an `ok` whose fairness or liveness no run could "
                                 "check (R's forward, or the output's in reverse)"),
     Reason.REFERENCE_NO_BEHAVIOR: (_V.NOT_COVERED, "a constant model"),

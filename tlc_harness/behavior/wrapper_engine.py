@@ -14,7 +14,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from tlc_harness.behavior.observables import bypassed
 from tlc_harness.behavior.options import DEFAULT_LIMIT
+from tlc_harness.behavior.own_run import own_run_error
 from tlc_harness.behavior.policy import Job
 from tlc_harness.behavior.reverse_liveness import (
     ITSELF,
@@ -34,6 +36,7 @@ from tlc_harness.behavior.stage_clock import StageClock, add_stage_seconds
 from tlc_harness.behavior.staging import (
     CfgValues,
     Reference,
+    Staged,
     constant_values,
     stage_output,
     uncovered,
@@ -54,12 +57,14 @@ from tlc_harness.tools.runner import Harness
 
 def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str],
                    out_main: str, *, limit: int = DEFAULT_LIMIT,
-                   timeout: float | None = None, sweep_jobs: int = 1) -> BehaviorResult:
+                   timeout: float | None = None, sweep_jobs: int = 1,
+                   staged: Staged | None = None) -> BehaviorResult:
     """Search mappings and run the forward and reverse checks (R must pass its own check);
     `sweep_jobs` forward checks run at once, ahead of their turn (`sweeps`)."""
     clock = StageClock()
     with Sweep[CheckResult](sweep_jobs) as sweep:
-        result = _graded(harness, ref, out_files, out_main, limit, timeout, sweep, clock)
+        result = _graded(harness, ref, out_files, out_main, limit, timeout, sweep, clock,
+                         staged)
     more = sweep.details()
     result = replace(result, details={**result.details, **more}) if more else result
     return add_stage_seconds(result, clock.seconds)
@@ -67,7 +72,7 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
 
 def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_main: str,
             limit: int, timeout: float | None, sweep: Sweep[CheckResult],
-            clock: StageClock) -> BehaviorResult:
+            clock: StageClock, staged: Staged | None = None) -> BehaviorResult:
     start = time.monotonic()
     outside = uncovered(ref)
     if outside:
@@ -76,7 +81,7 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
     if unsupported:
         return BehaviorResult(BehaviorVerdict.NOT_COVERED, None, unsupported, time.monotonic() - start,
                               code=Reason.REFERENCE_CFG)
-    st = stage_output(out_files, out_main, ref)
+    st = staged or stage_output(out_files, out_main, ref)
     if st.out_init is None or st.out_next is None:
         missing = [d for d, v in (("Init", st.out_init), ("Next", st.out_next)) if v is None]
         return BehaviorResult(BehaviorVerdict.NO_MAPPING, None,
@@ -107,6 +112,14 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
         """The `ok` under `cand`, once both directions passed."""
         details.update(_constant_facts(cand.to_json(), attempts, values, pairings, alike,
                                        passed=True))
+        routed = bypassed(cand.variables, st.out_shape.variables)
+        if routed:  # a named observable given another output variable: nothing shown of it
+            return BehaviorResult(BehaviorVerdict.UNDECIDED, cand.to_json(), f"refines both "
+                                  f"ways only under {cand.describe()}, which reads another "
+                                  f"output variable for {', '.join(routed)} than the output's "
+                                  f"own of that name", time.monotonic() - start,
+                                  tuple(attempts), (), runs, details=details,
+                                  code=Reason.OBSERVABLE_RECOMPUTED)
         return BehaviorResult(BehaviorVerdict.OK, cand.to_json(), f"refines both ways under "
                               f"{cand.describe()}", time.monotonic() - start,
                               tuple(attempts), (), runs, details=details)
@@ -241,7 +254,9 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
         return BehaviorResult(BehaviorVerdict.FORWARD_FAIL, last, f"the output's own run fails under the "
                               f"reference's constants ({check_label(own)})", seconds,
                               tuple(attempts), own.trace or first_trace, runs,
-                              code=Reason.OUTPUT_RUN_FAILS, details=facts)
+                              code=Reason.OUTPUT_RUN_FAILS, details={
+                                  **facts, "own_run_error": own_run_error(
+                                      own.verdict.value, own.message_codes).value})
     return BehaviorResult(BehaviorVerdict.FORWARD_FAIL, last, f"forward check failed under all "
                           f"{len(attempts)} mapping(s); first: {attempts[0].forward}",
                           seconds, tuple(attempts), first_trace, runs, code=Reason.TLC_FORWARD,
@@ -297,7 +312,12 @@ def _constant_facts(mapping: dict[str, Any] | None, attempts: list[Attempt], val
                               **({"used_alike": True} if (g, r) in alike[1] else {})}
                           for g, r in pairs.items()},
             "pairings": {"total": pairings, "graded": tried,
-                         **({} if passed else {"failed": tried})}}
+                         **({} if passed else {"failed": tried})},
+            # a failure under every bijection of variables with values as they are: a value
+            # translation (BOOLEAN's complement, strings for model values) is never tried
+            **({} if passed else {"mapping_class": "incomplete", "mapping_class_reason":
+                                  "variable bijections with values as they are: no value "
+                                  "translation is tried"})}
 
 
 class WrapperEngine:
@@ -308,4 +328,5 @@ class WrapperEngine:
     def grade(self, job: Job) -> BehaviorResult:
         return behavior_grade(job.harness, job.ref, job.out_files, job.out_main,
                               limit=1 if job.options.self_check else job.options.limit,
-                              timeout=job.options.timeout, sweep_jobs=job.options.sweep_jobs)
+                              timeout=job.options.timeout, sweep_jobs=job.options.sweep_jobs,
+                              staged=job.staged)

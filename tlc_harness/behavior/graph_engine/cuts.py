@@ -5,7 +5,7 @@ holds for the mapping the graph was cut under."""
 
 from __future__ import annotations
 
-from tlc_harness.behavior.inference import Inferred
+from tlc_harness.behavior.graph_engine.search_state import Inferred
 from tlc_harness.behavior.search import Candidate, assignments
 from tlc_harness.behavior.staging import Staged
 from tlc_harness.behavior.verdicts import FAILURES, BehaviorVerdict

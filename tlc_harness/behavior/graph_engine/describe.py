@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tlc_harness.behavior.graph_engine.search_state import Inferred
 from tlc_harness.behavior.graphs import StateGraph
-from tlc_harness.behavior.inference import Inferred
 from tlc_harness.behavior.search import Candidate
 from tlc_harness.behavior.values import to_tla
 from tlc_harness.tools.results import TraceState

@@ -25,6 +25,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from tlc_harness.behavior.facts import constant_facts
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan, plan_constants, read_by
 from tlc_harness.behavior.graph_engine.output_graph import output_model, uncarried_overrides
 from tlc_harness.behavior.graphs import explore, graph_cache
@@ -34,7 +35,6 @@ from tlc_harness.behavior.staging import (
     constant_values,
     out_name,
     safety_parts,
-    stage_output,
     uncovered,
 )
 from tlc_harness.behavior.verdicts import (
@@ -59,7 +59,7 @@ def fewer_initial_states(job: Job, before: BehaviorResult) -> BehaviorResult | N
     values, unsupported = constant_values(ref)
     if uncovered(ref) or unsupported:
         return None
-    staged = stage_output(job.out_files, job.out_main, ref)
+    staged = job.staged
     ref_init = ref.cfg.init or (safety_parts(ref) or (None, None))[0]
     if staged.out_init is None or ref_init is None or not staged.out_shape.variables \
             or not staged.ref_shape.variables:
@@ -92,7 +92,7 @@ def fewer_initial_states(job: Job, before: BehaviorResult) -> BehaviorResult | N
             sources = plan.sources(const_map)
             fixed = {g: c for g, c in sources.items() if g in read and g not in varying}
             if any(not ValueSource(c["source"]).justified for c in fixed.values()) or \
-                    (plan.pairings > 1 and not by_name(fixed)):
+                    (plan.pairings > 1 and not by_name(constant_facts(fixed) or ())):
                 decidable = False
                 break
             key = tuple(sorted((g, const_map[g]) for g in read if g in const_map))
@@ -157,6 +157,7 @@ def _too_few(before: BehaviorResult, started: float, runs: int, plan: ConstantPl
         before.seconds + time.monotonic() - started, tlc_runs=before.tlc_runs + runs,
         engine=before.engine, code=Reason.TOO_FEW_STATES,
         details={"constants": constants, "mapping_free_check": "initial_states",
+                 "pairings": {"total": plan.pairings, "graded": 1, "failed": 1},
                  "initial_states": {"output": out_count, "reference": ref_count},
                  "instead_of": instead_of(before)})
 

@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from tlc_harness.behavior.checks import halts_sooner, too_small
+from tlc_harness.behavior.facts import constant_facts
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan, plan_constants
 from tlc_harness.behavior.graph_engine.output_graph import (
     output_budget,
@@ -34,7 +35,6 @@ from tlc_harness.behavior.soundness import by_name
 from tlc_harness.behavior.staging import (
     constant_values,
     formula_parts,
-    stage_output,
     uncovered,
 )
 from tlc_harness.behavior.verdicts import (
@@ -60,7 +60,7 @@ def smaller_whatever_stored(job: Job, before: BehaviorResult) -> BehaviorResult 
         return None  # the counts compare whole graphs
     if ref.states is not None and ref.states >= options.budget:
         return None
-    staged = stage_output(job.out_files, job.out_main, ref)
+    staged = job.staged
     if staged.out_init is None or staged.out_next is None or instantiates(staged.out_files) \
             or uncarried_overrides(ref, staged, values):
         return None
@@ -111,6 +111,7 @@ def smaller_whatever_stored(job: Job, before: BehaviorResult) -> BehaviorResult 
         engine=before.engine,
         code=Reason.TOO_FEW_STATES if small else Reason.HALTS_SOONER,
         details={"constants": constants, "mapping_free_check": "stored_only",
+                 "pairings": {"total": plan.pairings, "graded": 1, "failed": 1},
                  "output_states": len(mine.graph), "reference_states": len(theirs.graph),
                  "instead_of": instead_of(before)})
 
@@ -124,6 +125,6 @@ def _justified_map(plan: ConstantPlan, constants: tuple[str, ...]) -> dict[str, 
         const_map = group[0]
         sources = plan.sources(const_map)
         if len(group) == 1 and all(ValueSource(c["source"]).justified for c in sources.values()) \
-                and (plan.pairings == 1 or by_name(sources)):
+                and (plan.pairings == 1 or by_name(constant_facts(sources) or ())):
             return const_map
     return None

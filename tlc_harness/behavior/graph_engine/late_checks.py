@@ -1,0 +1,149 @@
+"""What follows the graph engine's mapping search: bounded sets, the witness's replay, the
+output's liveness in reverse, and whether a failure holds for every mapping that could work."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tlc_harness.behavior.graph_engine.bounds import Bounds, bounds_for
+from tlc_harness.behavior.graph_engine.completeness import named_class
+from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan
+from tlc_harness.behavior.graph_engine.describe import (
+    counterexample_details,
+    describe,
+    trace,
+)
+from tlc_harness.behavior.graph_engine.grade_base import GradeBase
+from tlc_harness.behavior.graph_engine.output_graph import (
+    OutputModel,
+)
+from tlc_harness.behavior.graph_engine.replay import replay
+from tlc_harness.behavior.graph_engine.search_state import Inferred
+from tlc_harness.behavior.graphs import StateGraph
+from tlc_harness.behavior.policy import StepAside
+from tlc_harness.behavior.reverse_liveness import (
+    check_reverse_liveness,
+    checked_as_itself,
+    temporal_output,
+    the_reference_itself,
+)
+from tlc_harness.behavior.search import Candidate
+from tlc_harness.behavior.staging import (
+    CfgValues,
+    Staged,
+)
+from tlc_harness.behavior.verdicts import (
+    FAILURES,
+    BehaviorResult,
+    BehaviorVerdict,
+    Reason,
+    limit_reason,
+)
+from tlc_harness.source.monotone import bound_adds_behaviors
+from tlc_harness.tools.spec import SpecSource
+
+
+class LateChecks(GradeBase):
+    """What follows the mapping search: bounded sets, replay, reverse liveness, the class."""
+
+    def bounded(self, staged: Staged, plan: ConstantPlan, values: CfgValues,
+                const_map: dict[str, str], ref_graph: StateGraph, model: OutputModel,
+                sets: frozenset[str]) -> BehaviorResult | StepAside:
+        """The grade of an output whose run TLC stops while enumerating an infinite set: under
+        bounds for those `sets`, or undecided where they cannot be bounded."""
+        bounds = None
+        if not (self.job.ref.cfg.constraints or self.job.ref.cfg.action_constraints):
+            carried = {name for name, _ in model.cfg.overrides}
+            bounds = bounds_for(sets, ref_graph, [t for _, t in model.cfg.constants], carried)
+        if bounds is None:
+            return self.result(BehaviorVerdict.UNDECIDED, f"the output's run stops at an evaluation "
+                               f"error and its specification reads {', '.join(sorted(sets))}, "
+                               f"which TLC cannot enumerate and the grade cannot bound here",
+                               Reason.INFINITE_SET)
+        roots = tuple(r for r in (staged.out_init, staged.out_next) if r)
+        widens = bound_adds_behaviors(staged.out_files, roots, sets)
+        if widens:  # a bounded graph may then hold behaviors the output does not have
+            return self.result(BehaviorVerdict.UNDECIDED, f"the output's run stops at an evaluation "
+                               f"error and its specification reads {', '.join(sorted(sets))}, "
+                               f"which a bound would not only restrict: {widens}",
+                               Reason.INFINITE_SET)
+        self.retried("bounded_sets")
+        return self.under(staged, plan, values, const_map, ref_graph, bounds=bounds)
+
+    def under_bounds(self, bounds: Bounds, inferred: Inferred, staged: Staged,
+                     model: OutputModel, out_graph: StateGraph, ref_graph: StateGraph
+                     ) -> BehaviorResult:
+        """Under bounds only a forward failure that is a behavior of G decides: a step or
+        state outside R (a deadlock may be the bound's, as may an `ok` or a reverse failure)."""
+        witness = inferred.counterexample
+        if inferred.verdict is BehaviorVerdict.FORWARD_FAIL and witness is not None and \
+                witness.out_path and not witness.stuck:
+            failed = self.with_class(self.result(
+                inferred.verdict, f"{inferred.reason}, with {bounds.describe()}",
+                Reason.GRAPH_FORWARD, trace=trace(inferred, out_graph, ref_graph),
+                details=counterexample_details(inferred, out_graph, ref_graph)),
+                out_graph, ref_graph, forward_only=True)
+            return self.replayed(failed, inferred, staged, model, out_graph)
+        return self.result(BehaviorVerdict.UNDECIDED, f"with {bounds.describe()}, the graphs find "
+                           f"{inferred.verdict} ({inferred.reason}), which the bound may cause",
+                           Reason.INFINITE_SET)
+
+    def replayed(self, failed: BehaviorResult, inferred: Inferred, staged: Staged,
+                 model: OutputModel, out_graph: StateGraph) -> BehaviorResult:
+        """A forward failure with its witness replayed by TLC on the output alone, under the
+        same values (`witness_replayed` in the record: True, or None where TLC could not
+        tell); a witness TLC cannot follow is no behavior of the output: `undecided`."""
+        witness = inferred.counterexample
+        if witness is None or not witness.out_path or staged.out_init is None or \
+                staged.out_next is None:
+            return failed
+        with self.timed("replay"):
+            done = replay(self.job.harness, SpecSource(staged.out_main, staged.out_files),
+                          model.cfg, out_graph.variables,
+                          [out_graph.states[g] for g in witness.out_path], staged.out_init,
+                          staged.out_next, definitions=model.definitions,
+                          timeout=self.job.options.timeout)
+        self.runs += 1
+        details = {**failed.details, "witness_replayed": done.replayed, "replay": done.detail,
+                   "stage_seconds": dict(self.timings)}
+        if done.replayed is False:
+            return replace(failed, verdict=BehaviorVerdict.UNDECIDED,
+                           code=Reason.WITNESS_NOT_REPLAYED, details=details,
+                           reason=f"the graphs' witness of a forward failure is no behavior of "
+                           f"the output ({done.detail}): {failed.reason}", tlc_runs=self.runs)
+        return replace(failed, details=details, tlc_runs=self.runs)
+
+    def reverse_liveness(self, staged: Staged, values: CfgValues, cand: Candidate,
+                         image: list[int]) -> dict[str, str] | BehaviorResult:
+        """An `ok`'s last check, for an output whose formula adds fairness or liveness (see
+        `reverse_liveness`): its facts for the `ok`, or the verdict it gives instead."""
+        if not temporal_output(staged):
+            return {}
+        if the_reference_itself(self.job.ref, staged, self.job.out_files, self.job.out_main,
+                                cand):
+            return checked_as_itself()
+        with self.timed("reverse_liveness"):
+            live = check_reverse_liveness(self.job.harness, self.job.ref, staged, cand, values,
+                                          one_to_one=bool(image) and len(set(image)) == len(image),
+                                          timeout=self.job.options.timeout)
+        self.runs += live.runs
+        if live.status == "violated" and live.check is not None:
+            return self.result(BehaviorVerdict.REVERSE_FAIL, f"the safety parts refine both ways "
+                               f"under {describe(cand)}, but {live.reason}",
+                               Reason.REVERSE_LIVENESS, trace=live.check.trace,
+                               details={"trace_of": "output"})
+        if live.status == "limit" and live.check is not None:
+            return self.result(BehaviorVerdict.UNDECIDED, live.reason,
+                               limit_reason(live.check.verdict))
+        return {"reverse_liveness": live.status, "reverse_liveness_reason": live.reason}
+
+    def with_class(self, result: BehaviorResult, out_graph: StateGraph, ref_graph: StateGraph,
+                   *, found: list[int] | None = None, forward_only: bool = False,
+                   deadlock: bool = False) -> BehaviorResult:
+        """A failure with whether it holds for every mapping of the named class
+        (`completeness.named_class`; `soundness.classify` reads `mapping_class`)."""
+        if result.verdict not in FAILURES:
+            return result
+        check = named_class(out_graph, ref_graph, found=found or None,
+                            forward_only=forward_only, deadlock=deadlock)
+        return replace(result, details={**result.details, **check.facts()})
