@@ -61,6 +61,7 @@ _DTYPES: dict[str, str] = {
     "infra_error": "object",
     "has_hidden": "bool",
     "n_hidden": "int64",
+    "published": "boolean",  # nullable: a record that does not say
     "missing_hidden": "bool",
     "parse_verdict": "object",
     "name_verdict": "object",
@@ -73,7 +74,9 @@ _DTYPES: dict[str, str] = {
 COLUMNS: tuple[str, ...] = tuple(_DTYPES)
 """Columns of a records frame. ``missing_hidden``: the name grade failed only on names the
 description never stated (every ``missing_names`` entry is a hidden name). ``cheat``: a cheat
-rule fired on the (last) output. ``feedback``: the arm (``""`` one-shot, else the feedback
+rule fired on the (last) output. ``published``: whether the task's reference was public
+before the run (a public benchmark's spec) or written for ALIAS and never published (``<NA>``:
+the record does not say). ``feedback``: the arm (``""`` one-shot, else the feedback
 levels or ``"none"``). ``turns``: turns recorded (1 for a one-shot record); ``turns_max``: the
 run's N (1 for one-shot)."""
 
@@ -207,6 +210,9 @@ def case_row(record: Any, where: str, track: Track = ONE_SHOT) -> dict[str, Any]
     hidden = record.get("hidden_names") or []
     if not isinstance(hidden, list) or not all(isinstance(n, str) for n in hidden):
         raise StatsError(f"{where}: 'hidden_names' must be a list of names")
+    published = record.get("published")
+    if published is not None and not isinstance(published, bool):
+        raise StatsError(f"{where}: 'published' must be true, false or null")
     grades = record.get("grades") or {}
     if not isinstance(grades, Mapping):
         raise StatsError(f"{where}: 'grades' must be an object")
@@ -219,7 +225,8 @@ def case_row(record: Any, where: str, track: Track = ONE_SHOT) -> dict[str, Any]
         "run_id": record.get("run_id"), **case, "sample": sample, "infra": infra,
         "infra_error": None if not infra else (
             infra_error if isinstance(infra_error, str) else json.dumps(infra_error)),
-        "has_hidden": bool(hidden), "n_hidden": len(hidden), "cheat": cheat,
+        "has_hidden": bool(hidden), "n_hidden": len(hidden), "published": published,
+        "cheat": cheat,
         "feedback": own.feedback, "turns_max": own.turns_max,
         "turns": len(turns) if isinstance(turns, list) else 1,
     }
@@ -362,6 +369,16 @@ def hidden_tasks(frame: pd.DataFrame) -> list[str]:
     """Tasks with at least one hidden required name in some record."""
     flags = frame.groupby("task", sort=True)["has_hidden"].any()
     return [str(task) for task in flags.index[flags.to_numpy(dtype=bool)]]
+
+
+def published_tasks(frame: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Tasks whose reference was published and tasks whose reference never was; a task whose
+    records do not say, or disagree, is in neither."""
+    known = frame.dropna(subset=["published"]).groupby("task", sort=True)["published"]
+    agreed = known.nunique() == 1
+    flags = known.first()[agreed]
+    return ([str(t) for t in flags.index[flags.to_numpy(dtype=bool)]],
+            [str(t) for t in flags.index[~flags.to_numpy(dtype=bool)]])
 
 
 def require_rows(frame: pd.DataFrame) -> None:

@@ -27,6 +27,7 @@ from reports.stats import (
     grade_disagreements,
     paired_difference,
     split_by_hidden,
+    split_by_published,
     upper_bound,
 )
 
@@ -34,6 +35,7 @@ DIFFERENCES_TITLE = "Renaming decrease (original − renamed)"
 TABLE2_TITLE = "Table 2 — exposure experiment"
 HIDDEN_TITLE = "Tasks with and without hidden names"
 DISAGREE_TITLE = "Grades disagreeing"
+PUBLISHED_TITLE = "Tasks whose reference was published and tasks whose reference never was"
 UPPER_TITLE = "Upper bound (every name-only pass counted as correct)"
 EXPOSURE_HELP = (
     "No exposure experiment in these results: mark two runs as trained on halves A and B "
@@ -136,11 +138,7 @@ def hidden_section(frame: pd.DataFrame, settings: Settings) -> Section:
                 cells = [model, grade_label(grade), f"{ORIGINAL} − {cond}"]
                 for side, d, n in (("hidden", split.hidden, split.n_hidden_tasks),
                                    ("stated", split.stated, split.n_stated_tasks)):
-                    record[f"{side}_tasks"] = n
-                    for field in ("mean_a", "mean_b", "mean", "ci_low", "ci_high", "sign_p"):
-                        record[f"{side}_{field}"] = getattr(d, field) if d else None
-                    cells += [str(n), f"{num(d.mean_a)} → {num(d.mean_b)}" if d else "–",
-                              f"{num(d.mean)} ({interval(d.ci_low, d.ci_high)})" if d else "–"]
+                    cells += _side_cells(record, side, d, n)
                 rows.append(tuple(cells))
                 records.append(record)
     return Section(
@@ -151,6 +149,64 @@ def hidden_section(frame: pd.DataFrame, settings: Settings) -> Section:
         tuple(rows), tuple(records), tuple(dict.fromkeys(notes)),
         ("A task has hidden names when its cfg requires a name the description never "
          "states.", _bootstrap_footer(settings)), labels=3)
+
+
+def _side_cells(record: dict[str, Any], side: str, d: PairedDifference | None,
+                n: int) -> list[str]:
+    """One side of a split: its fields into ``record`` (``SIDE_tasks``, ``SIDE_mean`` ...),
+    its display cells (tasks, original → renamed, decrease with interval) returned."""
+    record[f"{side}_tasks"] = n
+    for field in ("mean_a", "mean_b", "mean", "ci_low", "ci_high", "sign_p"):
+        record[f"{side}_{field}"] = getattr(d, field) if d else None
+    return [str(n), f"{num(d.mean_a)} → {num(d.mean_b)}" if d else "–",
+            f"{num(d.mean)} ({interval(d.ci_low, d.ci_high)})" if d else "–"]
+
+
+# -- published and never published ------------------------------------------------------------
+
+def published_section(frame: pd.DataFrame, settings: Settings) -> Section:
+    """The renaming decrease on tasks whose reference was published (a public benchmark's
+    specs) and on tasks written for ALIAS and never published: a decrease that shrinks on the
+    never-published tasks is evidence of memorization."""
+    rows, records, notes = [], [], []
+    renamed = renamed_conditions(frame)
+    known = frame["published"].notna()
+    if not known.any():
+        notes.append("No record says whether its task's reference was published (records "
+                     "written before ALIAS recorded it): nothing to split.")
+    for model in _models(frame) if known.any() else ():
+        for grade in GRADES:
+            for cond in renamed:
+                label = f"{model}, {grade}, {ORIGINAL} − {cond}"
+                try:
+                    split = split_by_published(frame, grade, ORIGINAL, cond, model=model,
+                                               n_boot=settings.n_boot, seed=settings.seed,
+                                               level=settings.level, margin=settings.margin)
+                except StatsError as exc:
+                    notes.append(f"{label}: {exc}")
+                    continue
+                empty = tuple(f"{side} tasks:" for side, _, n in split.sides if n == 0)
+                notes.extend(f"{label}: {n}" for n in split.notes if not n.startswith(empty))
+                notes.extend(f"{label}: no {side} tasks" for side, _, n in split.sides
+                             if n == 0)
+                record: dict[str, Any] = {"model": model, "grade": grade,
+                                          "comparison": f"{ORIGINAL} − {cond}"}
+                cells = [model, grade_label(grade), f"{ORIGINAL} − {cond}"]
+                for side, d, n in split.sides:
+                    cells += _side_cells(record, side.replace(" ", "_"), d, n)
+                rows.append(tuple(cells))
+                records.append(record)
+    return Section(
+        "published_split", PUBLISHED_TITLE,
+        ("model", "grade", "comparison", "published tasks", "original → renamed %",
+         "decrease (95% CI)", "never-published tasks", "original → renamed %",
+         "decrease (95% CI)"),
+        tuple(rows), tuple(records), tuple(dict.fromkeys(notes)),
+        ("Published: the task's reference was public before the run (a public benchmark's "
+         "specs, tlaplus/Examples); never published: written for ALIAS (the built-in tasks). "
+         "Run both kinds in one run (`--alias-tasks builtin,PATH`) to fill both sides. A "
+         "renaming decrease that shrinks on never-published tasks points at memorization.",
+         _bootstrap_footer(settings)), labels=3)
 
 
 # -- grades disagreeing, upper bound ----------------------------------------------------------

@@ -114,6 +114,8 @@ SECTIONS: tuple[SectionSpec, ...] = (
                                               s.cases, s.probe_rows.of("likelihood")), "table2"),
     SectionSpec("hidden_split", rs.HIDDEN_TITLE, lambda s: rs.hidden_section(s.frame, s.settings),
                 "splits"),
+    SectionSpec("published_split", rs.PUBLISHED_TITLE,
+                lambda s: rs.published_section(s.frame, s.settings), "splits"),
     SectionSpec("disagreements", rs.DISAGREE_TITLE, lambda s: rs.disagreement_section(s.frame),
                 "splits"),
     SectionSpec("upper_bound", rs.UPPER_TITLE, lambda s: rs.upper_bound_section(s.frame),

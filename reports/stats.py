@@ -12,7 +12,7 @@ reason; results that are computable but degenerate carry ``notes``.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -26,6 +26,7 @@ from reports.records import (
     condition_order,
     covered_tasks,
     hidden_tasks,
+    published_tasks,
     require_rows,
     select_model,
     unknown_coverage_tasks,
@@ -37,7 +38,7 @@ __all__ = [
     "PairedDifference", "StatsError", "bootstrap_means", "condition_table",
     "difference_table", "grade_disagreements", "infra_counts", "paired_difference",
     "pass_at_k", "pass_at_k_rates", "pass_rates", "percentile_interval", "split_by_hidden",
-    "upper_bound",
+    "split_by_published", "TaskSplit", "upper_bound",
 ]
 
 N_BOOT = 10_000
@@ -109,6 +110,15 @@ class HiddenSplit:
     stated: PairedDifference | None
     n_hidden_tasks: int
     n_stated_tasks: int
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TaskSplit:
+    """Paired differences on named groups of tasks (``sides``: label, difference or ``None``
+    when the group has fewer than two tasks, and its task count), in a fixed order."""
+
+    sides: tuple[tuple[str, PairedDifference | None, int], ...]
     notes: tuple[str, ...] = ()
 
 
@@ -382,30 +392,58 @@ def difference_table(differences: Iterable[PairedDifference]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _split(frame: pd.DataFrame, groups: Sequence[tuple[str, pd.Series]], grade: Grade,
+           cond_a: str, cond_b: str, *, model: str | None, n_boot: int, seed: int,
+           level: float, margin: float) -> TaskSplit:
+    """:func:`paired_difference` on each group of rows (label, row mask)."""
+    name = select_model(frame, model)
+    sides: list[tuple[str, PairedDifference | None, int]] = []
+    notes: list[str] = []
+    for label, mask in groups:
+        part = frame[mask]
+        count = int(part.loc[part["model"] == name, "task"].nunique())
+        try:
+            difference: PairedDifference | None = paired_difference(
+                part, grade, cond_a, cond_b, model=name, n_boot=n_boot, seed=seed,
+                level=level, margin=margin)
+        except StatsError as exc:
+            difference = None
+            notes.append(f"{label} tasks: {exc}")
+        sides.append((label, difference, count))
+    return TaskSplit(tuple(sides), tuple(notes))
+
+
 def split_by_hidden(frame: pd.DataFrame, grade: Grade, cond_a: str = "original",
                     cond_b: str = "random", *, model: str | None = None,
                     n_boot: int = N_BOOT, seed: int = BOOTSTRAP_SEED, level: float = LEVEL,
                     margin: float = MARGIN) -> HiddenSplit:
     """:func:`paired_difference` on tasks with hidden required names and on the others."""
-    name = select_model(frame, model)
-    hidden = set(hidden_tasks(frame))
-    results: dict[str, PairedDifference | None] = {}
-    counts: dict[str, int] = {}
-    notes: list[str] = []
-    for label, mask in (("hidden", frame["task"].isin(hidden)),
-                        ("stated", ~frame["task"].isin(hidden))):
-        part = frame[mask]
-        counts[label] = int(part.loc[part["model"] == name, "task"].nunique())
-        try:
-            results[label] = paired_difference(part, grade, cond_a, cond_b, model=name,
-                                               n_boot=n_boot, seed=seed, level=level,
-                                               margin=margin)
-        except StatsError as exc:
-            results[label] = None
-            notes.append(f"{label}-name tasks: {exc}")
-    return HiddenSplit(hidden=results["hidden"], stated=results["stated"],
-                       n_hidden_tasks=counts["hidden"], n_stated_tasks=counts["stated"],
-                       notes=tuple(notes))
+    hidden = frame["task"].isin(set(hidden_tasks(frame)))
+    split = _split(frame, (("hidden-name", hidden), ("stated-name", ~hidden)), grade, cond_a,
+                   cond_b, model=model, n_boot=n_boot, seed=seed, level=level, margin=margin)
+    (_, on_hidden, n_hidden), (_, on_stated, n_stated) = split.sides
+    return HiddenSplit(hidden=on_hidden, stated=on_stated, n_hidden_tasks=n_hidden,
+                       n_stated_tasks=n_stated, notes=split.notes)
+
+
+def split_by_published(frame: pd.DataFrame, grade: Grade, cond_a: str = "original",
+                       cond_b: str = "random", *, model: str | None = None,
+                       n_boot: int = N_BOOT, seed: int = BOOTSTRAP_SEED, level: float = LEVEL,
+                       margin: float = MARGIN) -> TaskSplit:
+    """:func:`paired_difference` on tasks whose reference was published and on tasks whose
+    reference never was (sides ``published``, ``never published``); tasks whose records do
+    not say are left out, with a note."""
+    public, private = published_tasks(frame)
+    split = _split(frame, (("published", frame["task"].isin(set(public))),
+                           ("never published", frame["task"].isin(set(private)))),
+                   grade, cond_a, cond_b, model=model, n_boot=n_boot, seed=seed, level=level,
+                   margin=margin)
+    unknown = set(frame["task"]) - set(public) - set(private)
+    if unknown:
+        return TaskSplit(split.sides, (*split.notes, f"{len(unknown)} task(s) whose records "
+                                       f"do not say whether the reference was published "
+                                       f"are left out"))
+    return split
 
 
 # -- grades disagreeing -----------------------------------------------------------------------

@@ -39,6 +39,7 @@ from reports.stats import (
     pass_rates,
     percentile_interval,
     split_by_hidden,
+    split_by_published,
     upper_bound,
 )
 
@@ -71,6 +72,12 @@ def case(task: str, condition: str = "original", sample: int = 0, *, model: str 
 def counts_frame(counts: Mapping[str, Mapping[str, tuple[int, int]]], *, model: str = "m",
                  hidden: Sequence[str] = ()) -> pd.DataFrame:
     """Records where task/condition has `passes` of `samples` passing every grade."""
+    return records_to_frame(counts_frame_records(counts, model=model, hidden=hidden))
+
+
+def counts_frame_records(counts: Mapping[str, Mapping[str, tuple[int, int]]], *,
+                         model: str = "m", hidden: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """The records of :func:`counts_frame`."""
     records = []
     for task, by_condition in counts.items():
         for condition, (passes, samples) in by_condition.items():
@@ -78,7 +85,7 @@ def counts_frame(counts: Mapping[str, Mapping[str, tuple[int, int]]], *, model: 
                 ok = s < passes
                 records.append(case(task, condition, s, model=model, name=ok, behavior=ok,
                                     hidden=hidden if task in hidden else ()))
-    return records_to_frame(records)
+    return records
 
 
 def rates_frame(a: Sequence[Fraction], b: Sequence[Fraction], *,
@@ -129,6 +136,7 @@ def test_an_infra_record_without_grades_is_accepted() -> None:
     ({"sample": True}, "non-negative integer"),
     ({"model": ""}, "'model' must be a non-empty string"),
     ({"hidden_names": "TypeOK"}, "hidden_names"),
+    ({"published": "yes"}, "'published' must be"),
     ({"grades": {"name": {"verdict": "ok"}}}, "grades.name"),
     ({"grades": {"behavior": {"verdict": "not_covered", "passed": True, "covered": False}}},
      "does not cover"),
@@ -481,6 +489,28 @@ def test_split_by_hidden_matches_direct_computation_per_side() -> None:
     assert "hidden-name tasks:" in lopsided.notes[0]
 
 
+def test_split_by_published_puts_each_task_on_its_side_and_leaves_out_the_unknown() -> None:
+    counts = {"p1": {"original": (5, 5), "random": (1, 5)},
+              "p2": {"original": (4, 5), "random": (0, 5)},
+              "n1": {"original": (2, 5), "random": (2, 5)},
+              "n2": {"original": (3, 5), "random": (2, 5)},
+              "u1": {"original": (5, 5), "random": (0, 5)}}
+    side = {"p1": True, "p2": True, "n1": False, "n2": False}
+    records = [r | ({"published": side[r["task"]]} if r["task"] in side else {})
+               for r in counts_frame_records(counts)]
+    split = split_by_published(records_to_frame(records), "name", n_boot=FAST)
+    (label_a, public, n_public), (label_b, private, n_private) = split.sides
+    assert (label_a, n_public, label_b, n_private) == ("published", 2, "never published", 2)
+    assert public is not None and private is not None
+    assert public.mean == pytest.approx(80.0)  # u1's 100-point drop is in neither side
+    assert private.mean == pytest.approx(10.0)
+    assert any("1 task(s)" in note for note in split.notes)
+    # a task whose records disagree is on neither side
+    records[0]["published"] = False
+    split = split_by_published(records_to_frame(records), "name", n_boot=FAST)
+    assert [n for _, _, n in split.sides] == [1, 2]
+
+
 def test_grade_disagreements_counts_causes_on_covered_cases() -> None:
     records = [
         case("a", "original", 0, name=True, behavior_verdict="reverse_fail"),
@@ -586,3 +616,19 @@ def test_exposure_stats_degenerate_input() -> None:
         "1 task(s) in the records belong to neither half and are left out",
         "1 task(s) of the split lack rates under both conditions for both models and are "
         "left out")
+
+
+def test_published_section_has_one_row_per_grade_with_both_sides() -> None:
+    from reports.render_data import Settings
+    from reports.render_sections import published_section
+
+    counts = {t: {"original": (4, 5), "random": (1 if t.startswith("p") else 4, 5)}
+              for t in ("p1", "p2", "n1", "n2")}
+    records = [r | {"published": r["task"].startswith("p")}
+               for r in counts_frame_records(counts)]
+    section = published_section(records_to_frame(records), Settings(seed=1, n_boot=FAST,
+                                                                   split_seed=1))
+    assert [row[1] for row in section.rows] == ["parse", "correct, name", "correct, behavior"]
+    name = section.records[1]
+    assert (name["published_tasks"], name["never_published_tasks"]) == (2, 2)
+    assert (name["published_mean"], name["never_published_mean"]) == pytest.approx((60.0, 0.0))
