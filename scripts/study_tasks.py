@@ -20,6 +20,7 @@ task ids, counts and identifier names only.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import subprocess
 import sys
@@ -196,14 +197,12 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
         cached = sum(store.lookup(store.key(t, "random", args.seed), harness) is not None
                      for t in tasks.values())
         _say(f"{cached} of {len(tasks)} variants already in the cache")
-        done = 0
+        done = itertools.count(1)  # next() is atomic: the threads share it
 
         def one(task_id: str) -> tuple[str, Any, Any]:
-            nonlocal done
             variant, check = build_variant(harness, tasks[task_id], "random", seed=args.seed,
                                            store=store, original=originals)
-            done += 1
-            _say(f"[{done}/{len(tasks)}] {task_id}: "
+            _say(f"[{next(done)}/{len(tasks)}] {task_id}: "
                  f"{'verified' if check.verified else 'NOT verified: ' + str(check.reason)} "
                  f"({time.monotonic() - start:.0f} s)")
             return task_id, variant, check
