@@ -16,7 +16,7 @@ import pytest
 
 from alias_fixtures.grading.extract import forbidden_imports
 from alias_fixtures.grading.grade import grade_output
-from alias_fixtures.plugin.provenance import run_header
+from alias_fixtures.plugin.provenance import RunFacts, run_header
 from alias_fixtures.tasks.task import builtin_tasks
 from alias_fixtures.tasks.variants import make_variant
 from tlc_harness.source.cfg import ModelConfig
@@ -384,10 +384,10 @@ def test_result_json_and_run_header_record_the_library(harness: Harness) -> None
     settings = SimpleNamespace(model="demo", seed=0, tasks="builtin", conditions=("original",),
                                samples=1, grades=("name",), primary="name", mappings=1,
                                timeout=10, exposure_half=None)
-    session = SimpleNamespace(settings=settings, harness=harness, tasks=[],
-                              model=SimpleNamespace(provider="demo", model_id="demo"),
-                              params=SimpleNamespace(key=lambda: "p"))
-    header = run_header(session)  # type: ignore[arg-type]
+    facts = RunFacts(settings, provider="demo", model_id="demo",  # type: ignore[arg-type]
+                     toolchain=harness.toolchain.describe(),
+                     module_library=harness.module_library.describe(), task_count=0, params={})
+    header = run_header(facts)
     described = header["module_library"]
     library = bundled_library()
     assert set(described["modules"]) == set(library.modules)
