@@ -287,6 +287,7 @@ def bare_harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
         yield h
 
 
+@pytest.mark.tlc
 def test_without_the_library_the_proof_module_does_not_parse(bare_harness: Harness) -> None:
     parsed = bare_harness.parse(SpecSource.from_text(PROOF_SPEC))
     assert not parsed.ok
@@ -330,6 +331,7 @@ def poisoned_harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harne
         yield h
 
 
+@pytest.mark.tlc
 def test_a_module_the_jar_has_is_never_taken_from_the_library(poisoned_harness: Harness) -> None:
     assert poisoned_harness.module_library.shadowed == ("FiniteSets",)
     assert set(poisoned_harness.module_library.modules) == {"PoisonExtra"}

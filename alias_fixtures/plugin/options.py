@@ -65,6 +65,9 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
 FLAGS: tuple[tuple[str, str], ...] = (
     ("resume", "skip cases already recorded in the results file"),
     ("strict", "let model failures fail the run (default: exit status reflects harness health)"),
+    ("slow", "also run the benchmark's tests marked slow (the corpus controls, the wrapper "
+     "engine's mutant controls, the representation controls); without it `pytest "
+     "benchmarks/` leaves them out and its summary says how to run them"),
 )
 
 
