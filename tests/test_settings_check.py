@@ -32,7 +32,7 @@ class _Config:
     def __init__(self, name: str, value: str) -> None:
         from alias_fixtures.plugin.options import FLAGS, OPTIONS
 
-        self.ini = {f"alias_{n.replace('-', '_')}": d for n, d, _ in OPTIONS}
+        self.ini: dict[str, object] = {f"alias_{n.replace('-', '_')}": d for n, d, _ in OPTIONS}
         self.ini.update({f"alias_{n}": False for n, _ in FLAGS})
         self.given = {f"alias_{name.replace('-', '_')}": value}
 
