@@ -1,12 +1,18 @@
 """One check of the run settings: a bad value is rejected the same way by the plugin's options
-and by the inspect task's parameters (`options.check_settings` behind both)."""
+and by the inspect task's parameters (`options.check_settings` behind both), and a bad number
+by pytest's and the CLI's argument parsers (`values.setting_type`, registered as `type=`)."""
 
 from __future__ import annotations
 
-import pytest
+import re
 
+import pytest
+from _pytest.config.argparsing import Parser
+
+from alias_cli.main import main
 from alias_fixtures.inspect_eval.cases import inspect_settings
-from alias_fixtures.plugin.options import SettingError, read_settings
+from alias_fixtures.plugin.options import SettingError, add_options, read_settings
+from alias_fixtures.plugin.values import VALUE_RULES
 
 # (option name, bad value, the problem both sides name)
 BAD = [
@@ -54,3 +60,23 @@ def test_a_bad_value_is_rejected_alike_by_the_plugin_and_the_inspect_task(
     assert inspect.value.name == name
     assert problem in inspect.value.problem
     assert str(plugin.value) == f"--alias-{name}: {inspect.value.problem}"
+
+
+NUMERIC = [(n, v, p) for n, v, p in BAD if n in VALUE_RULES]
+CLI = {"graph-budget": ("grade", "regrade"), "mappings": ("grade", "regrade"),
+       "timeout": ("grade", "regrade"), "behavior-budget": ("grade", "regrade")}
+
+
+@pytest.mark.parametrize(("name", "value", "problem"), NUMERIC, ids=[b[0] for b in NUMERIC])
+def test_a_bad_number_is_refused_at_the_command_line_with_the_same_words(
+        name: str, value: str, problem: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Registered with `type=`: pytest's parser and the CLI's refuse it as the table says."""
+    parser = Parser(_ispytest=True)
+    add_options(parser)
+    with pytest.raises(pytest.UsageError, match=re.escape(f"--alias-{name}: {problem}")):
+        parser.parse([f"--alias-{name}={value}"])
+    for command in CLI.get(name, ()):
+        argv = ([command, "--task", "hour_clock", "reply.txt"] if command == "grade"
+                else [command, "results.jsonl"])
+        assert main([*argv, f"--{name}={value}"]) == 2
+        assert f"argument --{name}: {problem}" in capsys.readouterr().err

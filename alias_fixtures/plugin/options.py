@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from alias_fixtures.plugin.values import VALUE_RULES, setting_type, value_problem
 from reports.schema import CONDITIONS, GRADES
 from tlc_harness.behavior.options import DEFAULT_OUTPUT_BUDGET, ENGINES, BehaviorOptions
 from tlc_harness.behavior.sweeps import resolved_jobs, sweep_jobs
@@ -75,8 +76,9 @@ FLAGS: tuple[tuple[str, str], ...] = (
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("alias", "ALIAS benchmark")
     for name, default, text in OPTIONS:
+        rule = {"type": setting_type(name)} if name in VALUE_RULES else {}
         group.addoption(f"--alias-{name}", dest=f"alias_{name.replace('-', '_')}", default=None,
-                        help=f"{text} (default: {default})")
+                        help=f"{text} (default: {default})", **rule)
         parser.addini(f"alias_{name.replace('-', '_')}", text, default=default)
     for name, text in FLAGS:
         group.addoption(f"--alias-{name}", dest=f"alias_{name}", action="store_true",
@@ -228,10 +230,10 @@ def check_settings(settings: Settings) -> None:
 
 def _problems(settings: Settings) -> Iterator[tuple[str, str]]:
     """(option name, problem) of each bad value, cheap checks first."""
-    if settings.samples < 1:
-        yield "samples", "must be at least 1"
-    if settings.turns < 1:
-        yield "turns", "must be at least 1"
+    for name in VALUE_RULES:
+        problem = value_problem(name, getattr(settings, name.replace("-", "_")))
+        if problem is not None:
+            yield name, problem
     if not settings.task_sources:
         yield "tasks", "no task source (builtin or a path)"
     from alias_fixtures.tasks.release import CATEGORIES
@@ -255,14 +257,6 @@ def _problems(settings: Settings) -> Iterator[tuple[str, str]]:
         yield "primary", f"{settings.primary} is not among the grades {','.join(settings.grades)}"
     if settings.behavior_engine not in ENGINES:
         yield "behavior-engine", f"must be one of {', '.join(ENGINES)}"
-    if settings.graph_budget < 2:
-        yield "graph-budget", "must be at least 2"
-    if settings.behavior_budget < 0:
-        yield "behavior-budget", "must be 0 (no budget) or more seconds"
-    if settings.mappings < 1:
-        yield "mappings", "must be at least 1"
-    if settings.timeout <= 0:
-        yield "timeout", "must be more than 0 seconds"
     from alias_fixtures.grading.executors import ExecutorError, require_ray
 
     try:
