@@ -16,6 +16,7 @@ from alias_cli.common import (
 )
 from alias_cli.task_args import add_task_source, resolve_task
 from alias_fixtures.grading.grade import CaseGrades, Grade, ReferenceCoverage, grade_output, reference_of
+from alias_fixtures.plugin.values import setting_type
 from alias_fixtures.tasks.task import TaskError
 from alias_fixtures.tasks.variants import VariantError, build_variant
 from reports.schema import CONDITIONS
@@ -50,15 +51,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="behavior-grade engine: graphs (state graphs, mapping inferred in "
                    "memory), wrappers (variable bijections checked by TLC), auto (graphs "
                    "within --graph-budget, else wrappers; the default)")
-    p.add_argument("--graph-budget", type=int, default=DEFAULT_BUDGET,
+    p.add_argument("--graph-budget", type=setting_type("graph-budget"), default=DEFAULT_BUDGET,
                    help=f"most distinct states of the reference's state graph "
                    f"({DEFAULT_BUDGET}; an output's may have 4 times as many)")
-    p.add_argument("--mappings", type=int, default=DEFAULT_LIMIT,
+    p.add_argument("--mappings", type=setting_type("mappings"), default=DEFAULT_LIMIT,
                    help=f"most mappings the wrapper engine tries ({DEFAULT_LIMIT})")
-    p.add_argument("--timeout", type=float, default=300.0, help="TLC time limit per run (300)")
-    p.add_argument("--behavior-budget", type=float, default=DEFAULT_OUTPUT_BUDGET,
-                   metavar="SECONDS", help=f"wall time the whole behavior grade may take "
-                   f"({DEFAULT_OUTPUT_BUDGET:g}; every TLC run's limit is cut to the time left, "
+    p.add_argument("--timeout", type=setting_type("timeout"), default=300.0,
+                   help="TLC time limit per run (300)")
+    p.add_argument("--behavior-budget", type=setting_type("behavior-budget"),
+                   default=DEFAULT_OUTPUT_BUDGET, metavar="SECONDS",
+                   help=f"wall time the whole behavior grade may take ({DEFAULT_OUTPUT_BUDGET:g}; "
+                   "every TLC run's limit is cut to the time left, "
                    f"and when it runs out the grade is undecided: output_budget); 0: no budget")
     p.add_argument("--sweep-jobs", type=sweep_jobs, default=1, metavar="N",
                    help="TLC runs of a sweep (the values of an output's free constant, the "

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from alias_cli.common import add_tool_options, fail
+from alias_fixtures.plugin.values import setting_type
 from reports.schema import GRADES
 from tlc_harness.behavior.options import ENGINES
 
@@ -64,13 +65,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="keep the cases already in the new results file and grade the rest")
     p.add_argument("--engine", choices=ENGINES, default=None,
                    help="behavior-grade engine (default: the run's)")
-    p.add_argument("--graph-budget", type=int, default=None,
+    p.add_argument("--graph-budget", type=setting_type("graph-budget"), default=None,
                    help="most distinct states of a state graph (default: the run's)")
-    p.add_argument("--mappings", type=int, default=None,
+    p.add_argument("--mappings", type=setting_type("mappings"), default=None,
                    help="most mappings the wrapper engine tries (default: the run's)")
-    p.add_argument("--timeout", type=float, default=None,
+    p.add_argument("--timeout", type=setting_type("timeout"), default=None,
                    help="TLC time limit per run, seconds (default: the run's)")
-    p.add_argument("--behavior-budget", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--behavior-budget", type=setting_type("behavior-budget"), default=None,
+                   metavar="SECONDS",
                    help="wall time one output's whole behavior grade may take, 0: no budget "
                    "(default: the run's, else 150)")
     p.add_argument("--tasks", default=None,

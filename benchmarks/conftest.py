@@ -14,6 +14,7 @@ from alias_fixtures.models.registry import ModelAdapter, make_model
 from alias_fixtures.plugin.entry import switch_on
 from alias_fixtures.plugin.options import Settings, out_folder, probe_model, read_settings
 from alias_fixtures.plugin.session import AliasSession
+from alias_fixtures.plugin.slow_tests import SlowOptIn
 from alias_fixtures.tasks.task import Task
 from alias_fixtures.tasks.variants import VariantStore
 from reports.probe_writer import attach_row
@@ -22,8 +23,14 @@ from tlc_harness.tools.runner import Harness
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """A run that collects the benchmark switches the ALIAS plugin on."""
+    """A run that collects the benchmark switches the ALIAS plugin on; the benchmark's slow
+    tests are opt-in (`--alias-slow`, see `alias_fixtures.plugin.slow_tests`)."""
     switch_on(config)
+    if not config.pluginmanager.has_plugin(SLOW_OPT_IN):
+        config.pluginmanager.register(SlowOptIn(Path(__file__).resolve().parent), SLOW_OPT_IN)
+
+
+SLOW_OPT_IN = "alias-slow-opt-in"
 _PROBE_TASKS = pytest.StashKey[list[Task]]()
 
 

@@ -2,7 +2,10 @@
 
 Each control runs under both behavior engines: `auto` (the state graphs, and the wrappers where
 a graph is over budget) and `wrappers`; a control that the graph engine decides must be decided
-by it (the built-in references bounded by a CONSTRAINT are the ones handed over)."""
+by it (the built-in references bounded by a CONSTRAINT are the ones handed over).
+
+The renamed and mutant controls are `slow`: `pytest benchmarks/` leaves them out unless
+`--alias-slow`; `tox -e tests` (CI) passes it, so CI gates on every control here."""
 
 from __future__ import annotations
 
@@ -24,9 +27,9 @@ from tlc_harness.tools.runner import Harness
 TASKS = {t.id: t for t in builtin_tasks()}
 WITH_OPERATORS = sorted(t for t in TASKS if operator_names(TASKS[t]))
 ENGINES = ("auto", "wrappers")
-#: the wrapper engine's mutant controls take up to a minute each (a failing output costs it
-#: many TLC runs): `slow`, so `tox -e fast` leaves them to the tests env (and CI)
-MUTANT_ENGINES = ("auto", pytest.param("wrappers", marks=pytest.mark.slow))
+#: the front door checks each reference against itself with `auto`; the wrappers engine's
+#: self controls are `slow` (opt-in, run by CI) to keep `pytest benchmarks/` in minutes
+SELF_ENGINES = ("auto", pytest.param("wrappers", marks=pytest.mark.slow))
 
 
 def _decided_by(engine: str) -> str:
@@ -35,7 +38,7 @@ def _decided_by(engine: str) -> str:
     return "wrappers" if engine == "wrappers" else "graphs"
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", SELF_ENGINES)
 @pytest.mark.parametrize("task_id", sorted(TASKS))
 def test_reference_accepted_against_itself(bench_harness: Harness, task_id: str,
                                            engine: str) -> None:
@@ -44,6 +47,7 @@ def test_reference_accepted_against_itself(bench_harness: Harness, task_id: str,
     assert result.engine == _decided_by(engine), result.detail
 
 
+@pytest.mark.slow  # seconds to a minute each: opt-in in a benchmark run (--alias-slow), run by CI
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("task_id", sorted(TASKS))
 def test_renamed_reference_accepted(bench_harness: Harness, run_seed: str, task_id: str,
@@ -55,6 +59,7 @@ def test_renamed_reference_accepted(bench_harness: Harness, run_seed: str, task_
     assert result.engine == _decided_by(engine), result.detail
 
 
+@pytest.mark.slow  # one test of 12 grades, a minute: opt-in, run by CI
 @settings(max_examples=12, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
@@ -67,7 +72,8 @@ def test_operator_renamed_copy_accepted(bench_harness: Harness, data: st.DataObj
     assert result.correct, result.detail
 
 
-@pytest.mark.parametrize("engine", MUTANT_ENGINES)
+@pytest.mark.slow  # a failing output costs many TLC runs, up to minutes: opt-in, run by CI
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("task_id", sorted(TASKS))
 def test_mutants_rejected(bench_harness: Harness, task_id: str, engine: str) -> None:
     results, made = mutant_controls(bench_harness, TASKS[task_id], seed=0, tries=6, keep=2,

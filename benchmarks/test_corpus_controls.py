@@ -85,7 +85,7 @@ def _params(sample: bool = False) -> list[Any]:
         chosen = [i for n, i in enumerate(chosen) if (n % MUTANT_SAMPLE_EVERY == 0
                   or i in MUTANT_SAMPLE_ALWAYS) and i not in MUTANT_SAMPLE_NEVER]
     for i in chosen:
-        marks = [pytest.mark.xdist_group(i)]  # one worker per model: its self check is reused
+        marks: list[pytest.MarkDecorator] = []
         if i in KNOWN_UNCOVERED:
             marks.append(pytest.mark.xfail(reason=KNOWN_UNCOVERED[i], strict=True))
         params.append(pytest.param(i, id=i, marks=marks))

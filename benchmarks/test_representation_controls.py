@@ -47,7 +47,7 @@ def _cases(known: dict[tuple[str, str], str]) -> Iterator[Any]:
     for kind, rule in RULES.items():
         for task_id in sorted(TASKS) if FULL else rule.control_tasks:
             why = known.get((task_id, kind))
-            marks = [pytest.mark.xdist_group(task_id)]  # `--dist loadgroup`: made once
+            marks = [pytest.mark.slow]  # up to minutes each: opt-in (--alias-slow), run by CI
             marks += [pytest.mark.xfail(strict=True, reason=why)] if why else []
             yield pytest.param(task_id, kind, marks=marks, id=f"{task_id}-{kind}")
 

@@ -86,6 +86,7 @@ def test_similarity(probe_task: Task, probe_spec: str, probe_adapter: ModelAdapt
             assert renamed is not None and renamed["rouge_l"] < 1.0 and renamed["bleu"] < 1.0
 
 
+@pytest.mark.tlc
 def test_propose_names(probe_task: Task, probe_spec: str, probe_adapter: ModelAdapter,
                        probe_out: Path, publish_row: Publish,
                        request: pytest.FixtureRequest) -> None:

@@ -35,6 +35,7 @@ def test_random_variant_is_verified(bench_harness: Harness, variant_store: Varia
     assert check.renamed_states == task.expected_distinct_states
 
 
+@pytest.mark.slow  # 15 variants built and verified, up to a minute: opt-in, run by CI
 @settings(max_examples=15, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(task_id=st.sampled_from(sorted(TASKS)), seed=st.integers(0, 2**63))

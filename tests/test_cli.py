@@ -13,6 +13,7 @@ from tests.conftest import FIXTURES
 V = FIXTURES / "verdicts"
 
 
+@pytest.mark.tlc
 def test_check_ok_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(V / "Ok.tla"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -26,6 +27,7 @@ def test_check_ok_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert len(data["toolchain"]["jar_sha256"]) == 64
 
 
+@pytest.mark.tlc
 def test_check_violation_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(V / "InvViolated.tla")]) == 1
     out = capsys.readouterr().out
@@ -33,6 +35,7 @@ def test_check_violation_text(capsys: pytest.CaptureFixture[str]) -> None:
     assert "counterexample (4 states" in out
 
 
+@pytest.mark.tlc
 def test_check_parse_failure(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(V / "SemanticError.tla"), "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
@@ -41,6 +44,7 @@ def test_check_parse_failure(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["check"]["verdict"] == "parse_error"
 
 
+@pytest.mark.tlc
 def test_check_with_explicit_cfg_and_flag(tmp_path: Path) -> None:
     cfg = tmp_path / "other.cfg"
     cfg.write_text("SPECIFICATION Spec\n")
@@ -60,6 +64,7 @@ def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]
     assert capsys.readouterr().err
 
 
+@pytest.mark.tlc
 def test_timeout_is_a_spec_failure(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(V / "Endless.tla"), "--timeout", "2", "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["check"]["verdict"] == "timeout"

@@ -117,6 +117,7 @@ def table1_rows(folder: Path) -> list[list[str]]:
     return [[v for k, v in row.items() if k != "model"] for row in rows]
 
 
+@pytest.mark.tlc
 def test_mock_outputs_fail_at_extraction(mock_log: EvalLog) -> None:
     scores = scores_of(mock_log)
     assert sorted(i for i, _, _ in scores) == sorted(f"{t}/{c}" for t in TASKS
@@ -134,6 +135,7 @@ def test_mock_outputs_fail_at_extraction(mock_log: EvalLog) -> None:
     assert metrics["parse"]["grouped_all"].value == 0.0
 
 
+@pytest.mark.tlc
 def test_reference_passes_every_grade(reference_log: EvalLog) -> None:
     scores = scores_of(reference_log)
     assert len(scores) == len(TASKS) * len(CONDITIONS) * 2
@@ -150,6 +152,7 @@ def test_reference_passes_every_grade(reference_log: EvalLog) -> None:
             == {"grouped_original": 1.0, "grouped_random": 1.0, "grouped_all": 1.0}
 
 
+@pytest.mark.tlc
 def test_sample_metadata(reference_log: EvalLog) -> None:
     assert reference_log.samples is not None
     empty_map = hashlib.sha256(b"[]").hexdigest()[:16]
@@ -164,6 +167,7 @@ def test_sample_metadata(reference_log: EvalLog) -> None:
     assert reference_log.eval.config.epochs == 2
 
 
+@pytest.mark.tlc
 def test_report_from_the_log_matches_the_native_run(reference_log: EvalLog, native_results: Path,
                                                     tmp_path: Path) -> None:
     log_path = Path(reference_log.location)
@@ -182,6 +186,7 @@ def test_report_from_the_log_matches_the_native_run(reference_log: EvalLog, nati
     assert from_log == verdicts and len(from_log) == len(TASKS) * len(CONDITIONS) * 2
 
 
+@pytest.mark.tlc
 def test_json_log_reads_as_records(mock_log: EvalLog) -> None:
     path = Path(mock_log.location)
     assert path.suffix == ".json"
@@ -194,6 +199,7 @@ def test_json_log_reads_as_records(mock_log: EvalLog) -> None:
     json.dumps(records)  # a results file holds JSON
 
 
+@pytest.mark.tlc
 def test_failed_samples_stay_in_the_denominator(tmp_path: Path, out_dir: Path) -> None:
     def broken(*_: Any) -> ModelOutput:
         raise RuntimeError("the model is down")
@@ -227,6 +233,7 @@ def test_nothing_else_imports_inspect_at_start_up() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
+@pytest.mark.tlc
 def test_case_spec_of_an_epoch(reference_log: EvalLog) -> None:
     assert reference_log.samples is not None
     ids = {s.scores["alias_grades"].metadata["alias_record"]["id"]

@@ -114,6 +114,7 @@ def two_turns(tmp_path_factory: pytest.TempPathFactory,
     return log, model, graded
 
 
+@pytest.mark.tlc
 def test_failed_turn_gets_feedback_and_a_second_turn(two_turns: TwoTurns) -> None:
     log, model, _ = two_turns
     sample = only_sample(log)
@@ -124,6 +125,7 @@ def test_failed_turn_gets_feedback_and_a_second_turn(two_turns: TwoTurns) -> Non
     assert [m.text for m in model.inputs[1]] == [sample.messages[0].text, MOCK_TEXT, sent]
 
 
+@pytest.mark.tlc
 def test_score_reports_every_turn(two_turns: TwoTurns) -> None:
     score = only_sample(two_turns[0]).scores["alias_grades"]
     assert score.value["parse"] == score.value["name"] == 1.0
@@ -143,11 +145,13 @@ def test_score_reports_every_turn(two_turns: TwoTurns) -> None:
     assert score.metadata["passed"] is True
 
 
+@pytest.mark.tlc
 def test_each_turn_is_graded_once(two_turns: TwoTurns) -> None:
     """The solver's checks are the scorer's grades: the record's run_case grades nothing anew."""
     assert two_turns[2] == [MOCK_TEXT, reference_reply()]
 
 
+@pytest.mark.tlc
 def test_record_is_the_benchmarks_multi_turn_record(two_turns: TwoTurns) -> None:
     sample = only_sample(two_turns[0])
     record = sample.scores["alias_grades"].metadata["alias_record"]
@@ -161,6 +165,7 @@ def test_record_is_the_benchmarks_multi_turn_record(two_turns: TwoTurns) -> None
     assert [t["generation"]["text"] for t in kept] == [MOCK_TEXT, reference_reply()]
 
 
+@pytest.mark.tlc
 def test_a_passing_first_turn_ends_the_conversation(two_turns: TwoTurns, out_dir: Path,
                                                     tmp_path: Path) -> None:
     sample = only_sample(run_eval("alias/reference", tmp_path, out_dir, turns=2))
@@ -171,6 +176,7 @@ def test_a_passing_first_turn_ends_the_conversation(two_turns: TwoTurns, out_dir
     assert len(score.metadata["alias_record"]["turns"]) == 1
 
 
+@pytest.mark.tlc
 def test_one_turn_scores_as_before(two_turns: TwoTurns, out_dir: Path,
                                    tmp_path: Path) -> None:
     logs = [run_eval(TurnModel([MOCK_TEXT]).model(), tmp_path / name, out_dir, **extra)
@@ -192,6 +198,7 @@ def test_one_turn_scores_as_before(two_turns: TwoTurns, out_dir: Path,
         scores[0].metadata["verdicts"]
 
 
+@pytest.mark.tlc
 def test_a_cheating_turn_fails(two_turns: TwoTurns, out_dir: Path) -> None:
     settings = inspect_settings({k: v for k, v in {**ARGS, "out": str(out_dir), "turns": 2}.items()
                                  if k != "only"})

@@ -47,6 +47,7 @@ def wait_gone(marker: str, seconds: float = 10.0) -> list[int]:
 
 
 @pytest.mark.parametrize("backend", ["pool", "fresh"])
+@pytest.mark.tlc
 def test_timeout_kills_and_cleans(backend: str, tmp_path: Path) -> None:
     with Harness(backend=backend, tmp_root=str(tmp_path)) as h:
         result = h.check(ENDLESS, timeout=2)
@@ -84,6 +85,7 @@ CHILD = textwrap.dedent("""
 
 @pytest.mark.parametrize("backend", ["pool", "fresh"])
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
+@pytest.mark.tlc
 def test_no_java_survives_its_caller(backend: str, sig: signal.Signals, tmp_path: Path) -> None:
     child = subprocess.Popen([sys.executable, "-c", CHILD, backend, str(tmp_path), str(ENDLESS)],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)

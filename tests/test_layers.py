@@ -23,11 +23,6 @@ grimp = pytest.importorskip("grimp", reason="the layer checks need import-linter
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 PACKAGES = ("alias_cli", "benchmarks", "alias_fixtures", "reports", "tlc_harness")
-KNOWN_CYCLES = {
-    # issue 43: provenance and session import each other (session under TYPE_CHECKING); the
-    # frozen record of the run's facts that issue 43 asks for removes this cycle; then drop it.
-    frozenset({"alias_fixtures.plugin.provenance", "alias_fixtures.plugin.session"}),
-}
 
 
 def importlinter_config() -> dict[str, Any]:
@@ -59,9 +54,7 @@ def import_cycles(*packages: str) -> dict[frozenset[str], str]:
 
 def test_no_import_cycles() -> None:
     cycles = import_cycles(*PACKAGES)
-    found = [chain for modules, chain in sorted(cycles.items(), key=lambda kv: kv[1])
-             if modules not in KNOWN_CYCLES]
-    assert not found, "\n".join(found)
+    assert not cycles, "\n".join(sorted(cycles.values()))
 
 
 def test_the_cycle_check_counts_type_checking_imports(tmp_path: Path,

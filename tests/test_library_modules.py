@@ -16,7 +16,7 @@ import pytest
 
 from alias_fixtures.grading.extract import forbidden_imports
 from alias_fixtures.grading.grade import grade_output
-from alias_fixtures.plugin.provenance import run_header
+from alias_fixtures.plugin.provenance import RunFacts, run_header
 from alias_fixtures.tasks.task import builtin_tasks
 from alias_fixtures.tasks.variants import make_variant
 from tlc_harness.source.cfg import ModelConfig
@@ -287,6 +287,7 @@ def bare_harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
         yield h
 
 
+@pytest.mark.tlc
 def test_without_the_library_the_proof_module_does_not_parse(bare_harness: Harness) -> None:
     parsed = bare_harness.parse(SpecSource.from_text(PROOF_SPEC))
     assert not parsed.ok
@@ -330,6 +331,7 @@ def poisoned_harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harne
         yield h
 
 
+@pytest.mark.tlc
 def test_a_module_the_jar_has_is_never_taken_from_the_library(poisoned_harness: Harness) -> None:
     assert poisoned_harness.module_library.shadowed == ("FiniteSets",)
     assert set(poisoned_harness.module_library.modules) == {"PoisonExtra"}
@@ -384,10 +386,10 @@ def test_result_json_and_run_header_record_the_library(harness: Harness) -> None
     settings = SimpleNamespace(model="demo", seed=0, tasks="builtin", conditions=("original",),
                                samples=1, grades=("name",), primary="name", mappings=1,
                                timeout=10, exposure_half=None)
-    session = SimpleNamespace(settings=settings, harness=harness, tasks=[],
-                              model=SimpleNamespace(provider="demo", model_id="demo"),
-                              params=SimpleNamespace(key=lambda: "p"))
-    header = run_header(session)  # type: ignore[arg-type]
+    facts = RunFacts(settings, provider="demo", model_id="demo",  # type: ignore[arg-type]
+                     toolchain=harness.toolchain.describe(),
+                     module_library=harness.module_library.describe(), task_count=0, params={})
+    header = run_header(facts)
     described = header["module_library"]
     library = bundled_library()
     assert set(described["modules"]) == set(library.modules)

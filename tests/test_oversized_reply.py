@@ -33,6 +33,7 @@ def test_too_large_is_a_parse_verdict(harness: Harness) -> None:
     assert not grades.parse.passed
 
 
+@pytest.mark.tlc
 def test_grade_json_on_a_20_mb_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     big = tmp_path / "reply.txt"
     with big.open("w", encoding="utf-8") as handle:

@@ -44,6 +44,7 @@ def run(pytester: pytest.Pytester, tasks: Path, *args: str) -> pytest.RunResult:
                               "--alias-cache", str(pytester.path / "cache"), *args)
 
 
+@pytest.mark.tlc
 def test_reference_run_with_xdist_writes_one_line_per_case(pytester: pytest.Pytester,
                                                             tasks: Path) -> None:
     result = run(pytester, tasks, "--alias-model", "reference", "--alias-samples", "2", "-n", "2",
@@ -79,6 +80,7 @@ def test_reference_run_with_xdist_writes_one_line_per_case(pytester: pytest.Pyte
     assert list((pytester.path / "cache" / "graphs").glob("*.pickle"))
 
 
+@pytest.mark.tlc
 def test_resume_skips_recorded_cases(pytester: pytest.Pytester, tasks: Path) -> None:
     run(pytester, tasks, "--alias-model", "reference", "--alias-samples", "1",
         "-k", "hour_clock").assert_outcomes(passed=2)
@@ -93,6 +95,7 @@ def test_resume_skips_recorded_cases(pytester: pytest.Pytester, tasks: Path) -> 
     done.stdout.fnmatch_lines(["*all selected cases were already recorded*"])
 
 
+@pytest.mark.tlc
 def test_model_failures_keep_exit_zero_unless_strict(pytester: pytest.Pytester,
                                                      tasks: Path) -> None:
     outputs = pytester.path / "outs.jsonl"
@@ -109,6 +112,7 @@ def test_model_failures_keep_exit_zero_unless_strict(pytester: pytest.Pytester,
     assert strict.ret == 1
 
 
+@pytest.mark.tlc
 def test_missing_output_is_an_error_not_a_failure(pytester: pytest.Pytester,
                                                   tasks: Path) -> None:
     outputs = pytester.path / "few.jsonl"
@@ -127,6 +131,7 @@ def test_bad_options_fail_early(pytester: pytest.Pytester, tasks: Path) -> None:
     result.stderr.fnmatch_lines(["*unknown*bogus*"])
 
 
+@pytest.mark.tlc
 def test_demo_model_shows_the_grading_artefact(pytester: pytest.Pytester, tasks: Path) -> None:
     """The bundled demo outputs: the run is healthy (exit 0) though some outputs are wrong."""
     # in a subprocess: in-process inner runs sharing one worker interfered here (see notes)

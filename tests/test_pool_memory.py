@@ -14,6 +14,7 @@ from tlc_harness.tools.runner import Harness
 OK = FIXTURES / "verdicts" / "Ok.tla"
 
 
+@pytest.mark.tlc
 def test_many_runs_fit_in_a_small_heap(tmp_path: Path) -> None:
     # Before the worker released each run's class loader (JPype's class cache, RMI exports and
     # management beans all kept it), a 64 MB heap ran out after a few dozen runs.
@@ -24,6 +25,7 @@ def test_many_runs_fit_in_a_small_heap(tmp_path: Path) -> None:
             assert result.backend == "pool", (run, result.notes)
 
 
+@pytest.mark.tlc
 def test_worker_out_of_memory_is_rerun_in_a_fresh_jvm(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     with Harness(backend="pool", tmp_root=str(tmp_path)) as h:
@@ -47,6 +49,7 @@ def _timed_out_after(output: str, tmp_path: Path,
         return h.check(OK)
 
 
+@pytest.mark.tlc
 def test_worker_stalled_before_sany_finished_is_rerun_in_a_fresh_jvm(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # a worker that times out before TLC's SANY said it finished stalled itself: parsing a
@@ -58,6 +61,7 @@ def test_worker_stalled_before_sany_finished_is_rerun_in_a_fresh_jvm(
     assert any("stalled" in note for note in result.notes)
 
 
+@pytest.mark.tlc
 def test_a_time_out_while_checking_stays_a_time_out(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     result = _timed_out_after("@!@!@STARTMSG 2219:0 @!@!@\nSANY finished.\n"

@@ -70,6 +70,7 @@ def saved_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out / "results.jsonl"
 
 
+@pytest.mark.tlc
 def test_benchmark_records_say_where_they_were_graded(saved_run: Path) -> None:
     records = cases(saved_run)
     assert len(records) == 8
@@ -83,6 +84,7 @@ def test_benchmark_records_say_where_they_were_graded(saved_run: Path) -> None:
     assert outcomes == {True, False}  # the demo model gets some right, some wrong
 
 
+@pytest.mark.tlc
 def test_regrade_locally_reproduces_the_verdicts(saved_run: Path, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     before = saved_run.read_bytes()
@@ -105,6 +107,7 @@ def test_regrade_locally_reproduces_the_verdicts(saved_run: Path, tmp_path: Path
 
 
 @needs_ray
+@pytest.mark.tlc
 def test_regrade_on_ray_reproduces_the_verdicts(saved_run: Path, tmp_path: Path,
                                                 ray_cluster: str,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
@@ -127,6 +130,7 @@ def _copy_run(saved_run: Path, folder: Path, task: str) -> Path:
     return results
 
 
+@pytest.mark.tlc
 def test_interrupted_regrade_keeps_finished_cases_and_resume_grades_the_rest(
         saved_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -189,6 +193,7 @@ def test_bad_input_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureF
     assert err.startswith("alias-bench: ") and message in err
 
 
+@pytest.mark.tlc
 def test_output_folder_of_the_input_is_refused(saved_run: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     before = saved_run.read_bytes()

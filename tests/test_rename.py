@@ -250,6 +250,7 @@ def test_validate_map_accepts_swaps_and_refuses_non_injective() -> None:
     assert any("collides" in p for p in validate_map(FEATURES, {"Ok": "n1"}, cfg))
 
 
+@pytest.mark.tlc  # SANY on the renamed modules
 def test_swap_renames_consistently() -> None:
     out = rename_modules(FEATURES, {"msg": "log", "log": "msg"})
     back = rename_modules(out, {"msg": "log", "log": "msg"})
@@ -268,6 +269,7 @@ def test_rename_cfg() -> None:
     assert parse_cfg(rename_cfg(rename_cfg(cfg, rmap), rmap.inverse())) == parse_cfg(cfg)
 
 
+@pytest.mark.tlc  # SANY on the renamed modules
 def test_renamed_fixtures_parse_with_sany() -> None:
     for modules, main in ((FEATURES, "Features"), (RELAY, "Relay")):
         for seed in (1, 2):
@@ -340,6 +342,7 @@ def test_corpus_round_trip(entry: dict[str, object]) -> None:
 
 
 @needs_corpus
+@pytest.mark.tlc  # SANY on the renamed modules
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_corpus_hypothesis_maps(data: st.DataObject) -> None:

@@ -174,6 +174,7 @@ def _same_grade(a: BehaviorResult, b: BehaviorResult) -> None:
 
 
 @pytest.mark.parametrize(("if_true", "if_false"), [("1", "1"), ("1", "2"), ("2", "0")])
+@pytest.mark.tlc
 def test_a_graph_sweep_has_the_one_after_another_verdict(two_jvms: Harness, if_true: str,
                                                          if_false: str) -> None:
     files = {"Out.tla": SWEPT.format(if_true=if_true, if_false=if_false)}
@@ -187,6 +188,7 @@ def test_a_graph_sweep_has_the_one_after_another_verdict(two_jvms: Harness, if_t
 
 
 @pytest.mark.parametrize("b_next", ["IF a' = 0 THEN 1 - b ELSE b", "1 - b"])
+@pytest.mark.tlc
 def test_a_wrapper_sweep_has_the_one_after_another_verdict(two_jvms: Harness,
                                                            b_next: str) -> None:
     # the reference's `y` is the output's `a`: the identity-like bijection fails first

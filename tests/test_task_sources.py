@@ -35,6 +35,7 @@ def two_sources(root: Path) -> tuple[Path, Path]:
     return first, second
 
 
+@pytest.mark.tlc
 def test_a_run_takes_several_sources_and_skips_a_broken_task(pytester: pytest.Pytester) -> None:
     first, second = two_sources(pytester.path)
     pytester.makepyfile(test_bench=CASE_TEST)

@@ -354,6 +354,7 @@ def _rows(out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.tlc
 def test_a_run_records_counted_tokens_and_a_run_without_the_option_is_unchanged(
         pytester: pytest.Pytester, api: FakeAPI, templated: str) -> None:
     """Two inner sessions in this process (numpy is already imported here, so the second

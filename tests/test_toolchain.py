@@ -12,6 +12,7 @@ from tlc_harness.tools.runner import Harness
 from tlc_harness.tools.toolchain import ToolchainError, get_toolchain
 
 
+@pytest.mark.tlc
 def test_default_toolchain_describes_itself() -> None:
     tc = get_toolchain()
     info = tc.describe()
@@ -21,6 +22,7 @@ def test_default_toolchain_describes_itself() -> None:
     assert tc.legacy_cfg
 
 
+@pytest.mark.tlc
 def test_env_overrides(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     jar = get_toolchain().jar
     copy = tmp_path / "custom.jar"
@@ -42,6 +44,7 @@ def test_java_that_does_not_run_is_refused_early(tmp_path: Path) -> None:
         Harness(get_toolchain(java=str(fake)), backend="fresh", tmp_root=str(tmp_path))
 
 
+@pytest.mark.tlc
 def test_java_that_dies_mid_run_is_infrastructure_error(tmp_path: Path) -> None:
     real = get_toolchain().java
     fake = tmp_path / "java"

@@ -117,6 +117,7 @@ def test_a_reference_drawing_values_at_random_is_not_covered(harness: Harness,
     assert result.verdict == "ok", result.reason
 
 
+@pytest.mark.tlc
 def test_grade_says_which_model_it_graded_against(tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     task = tmp_path / "tick"

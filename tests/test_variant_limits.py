@@ -122,6 +122,7 @@ def test_an_old_entry_without_a_limit_still_reads(tmp_path: Path) -> None:
     assert _build(FakeHarness(Verdict.OK), store) == (variant, check)
 
 
+@pytest.mark.tlc
 def test_a_real_run_that_hits_a_tiny_limit_is_stored(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     store = VariantStore(tmp_path / "variants")

@@ -36,13 +36,11 @@ from alias_fixtures.models.registry import (
     ModelError,
     ReferenceModel,
 )
-from alias_fixtures.plugin.options import OPTIONS, Settings
+from alias_fixtures.plugin.options import OPTIONS, Settings, check_settings
 from alias_fixtures.plugin.session import AliasSession, CaseOutcome, CaseSpec
 from alias_fixtures.tasks.descriptions import hidden_names
 from alias_fixtures.tasks.prompts import render_prompt
 from alias_fixtures.tasks.variants import Variant
-from reports.schema import CONDITIONS, GRADES
-from tlc_harness.behavior.options import ENGINES
 
 MODEL_PLACEHOLDER = "inspect"
 """The model of the session that builds the dataset (the real one is known when scoring)."""
@@ -89,7 +87,7 @@ def inspect_settings(params: Mapping[str, Any]) -> Settings:
         for part in (p.strip() for p in values["tasks"].split(",")) if part)
     values["exposure_half"] = values["exposure_half"].upper()
     settings = Settings(**values)
-    _check(settings)
+    check_settings(settings)  # the plugin's own check: SettingError is a ValueError
     return settings
 
 
@@ -97,29 +95,6 @@ def _levels(value: Any) -> tuple[str, ...]:
     """Feedback levels from `parse,tlc,names`, a list of them, or `none`."""
     text = value if isinstance(value, str) else ",".join(str(v) for v in value)
     return parse_levels(text)
-
-
-def _check(settings: Settings) -> None:
-    bad = [c for c in settings.conditions if c not in CONDITIONS]
-    if bad or not settings.conditions:
-        raise ValueError(f"conditions: unknown {bad or 'empty list'}; choose from "
-                         f"{', '.join(CONDITIONS)}")
-    if "meaningful" in settings.conditions and not settings.maps:
-        raise ValueError("the meaningful condition needs maps=DIR (a folder of <task>.json)")
-    if settings.samples < 1:
-        raise ValueError("samples must be at least 1")
-    if settings.turns < 1:
-        raise ValueError("turns must be at least 1")
-    unknown = [g for g in settings.grades if g not in GRADES]
-    if unknown:
-        raise ValueError(f"grades: unknown grade(s) {unknown}")
-    if settings.primary not in settings.grades or settings.primary not in ("name", "behavior"):
-        raise ValueError(f"primary must be name or behavior and among grades, not "
-                         f"{settings.primary!r}")
-    if settings.behavior_engine not in ENGINES:
-        raise ValueError(f"behavior_engine must be one of {', '.join(ENGINES)}")
-    if settings.exposure_half not in ("", "A", "B"):
-        raise ValueError("exposure_half must be A or B")
 
 
 def rename_map_sha256(variant: Variant) -> str:

@@ -111,8 +111,10 @@ def pytest_configure_node(node: Any) -> None:
 
 
 def _begin(config: pytest.Config, case_ids: list[str]) -> None:
-    """Controller only, once: verify the selected variants, then start the results file."""
-    if SESSION_KEY not in config.stash or hasattr(config, "workerinput") or _STARTED in config.stash:
+    """Controller only, once: verify the selected variants, then start the results file.
+    `--collect-only` verifies nothing and writes nothing (no results file, no report)."""
+    if (SESSION_KEY not in config.stash or hasattr(config, "workerinput")
+            or _STARTED in config.stash or config.option.collectonly):
         return
     config.stash[_STARTED] = True
     alias = config.stash[SESSION_KEY]

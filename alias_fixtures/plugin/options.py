@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
 
+from alias_fixtures.plugin.values import VALUE_RULES, setting_type, value_problem
 from reports.schema import CONDITIONS, GRADES
 from tlc_harness.behavior.options import DEFAULT_OUTPUT_BUDGET, ENGINES, BehaviorOptions
 from tlc_harness.behavior.sweeps import resolved_jobs, sweep_jobs
@@ -65,14 +67,18 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
 FLAGS: tuple[tuple[str, str], ...] = (
     ("resume", "skip cases already recorded in the results file"),
     ("strict", "let model failures fail the run (default: exit status reflects harness health)"),
+    ("slow", "also run the benchmark's tests marked slow (the corpus controls, the wrapper "
+     "engine's mutant controls, the representation controls); without it `pytest "
+     "benchmarks/` leaves them out and its summary says how to run them"),
 )
 
 
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("alias", "ALIAS benchmark")
     for name, default, text in OPTIONS:
+        rule = {"type": setting_type(name)} if name in VALUE_RULES else {}
         group.addoption(f"--alias-{name}", dest=f"alias_{name.replace('-', '_')}", default=None,
-                        help=f"{text} (default: {default})")
+                        help=f"{text} (default: {default})", **rule)
         parser.addini(f"alias_{name.replace('-', '_')}", text, default=default)
     for name, text in FLAGS:
         group.addoption(f"--alias-{name}", dest=f"alias_{name}", action="store_true",
@@ -194,61 +200,83 @@ def read_settings(config: pytest.Config) -> Settings:
 
     try:
         settings = replace(settings, feedback=parse_levels(_get(config, "feedback")))
+        check_settings(settings)
+    except SettingError as exc:
+        raise pytest.UsageError(f"--alias-{exc.name}: {exc.problem}") from exc
     except ValueError as exc:
         raise pytest.UsageError(f"--alias-feedback: {exc}") from exc
-    if settings.turns < 1:
-        raise pytest.UsageError("--alias-turns must be at least 1")
+    return settings
+
+
+class SettingError(ValueError):
+    """A run setting with a bad value: `name` is its option's name (`behavior-budget`), the
+    plugin shows it as `--alias-behavior-budget`, the inspect task as `behavior_budget`."""
+
+    def __init__(self, name: str, problem: str) -> None:
+        super().__init__(f"{name.replace('-', '_')}: {problem}")
+        self.name = name
+        self.problem = problem
+
+
+def check_settings(settings: Settings) -> None:
+    """The one check of a run's settings, shared by the plugin's options (`read_settings`)
+    and the inspect task's parameters (`inspect_eval.cases.inspect_settings`): raises
+    :class:`SettingError` for the first bad value or contradiction."""
+    problems = _problems(settings)
+    found = next(problems, None)
+    if found is not None:
+        raise SettingError(*found)
+
+
+def _problems(settings: Settings) -> Iterator[tuple[str, str]]:
+    """(option name, problem) of each bad value, cheap checks first."""
+    for name in VALUE_RULES:
+        problem = value_problem(name, getattr(settings, name.replace("-", "_")))
+        if problem is not None:
+            yield name, problem
+    if not settings.task_sources:
+        yield "tasks", "no task source (builtin or a path)"
+    from alias_fixtures.tasks.release import CATEGORIES
+
+    if settings.category not in CATEGORIES:
+        yield "category", f"must be one of {', '.join(CATEGORIES)}"
+    bad = [c for c in settings.conditions if c not in CONDITIONS]
+    if bad or not settings.conditions:
+        yield "conditions", (f"unknown {bad or 'empty list'}; choose from "
+                             f"{', '.join(CONDITIONS)}")
+    if "meaningful" in settings.conditions and not settings.maps:
+        yield "conditions", "meaningful needs maps (a folder of <task>.json name maps)"
+    if settings.exposure_half not in ("", "A", "B"):
+        yield "exposure-half", "must be A or B"
+    unknown = [g for g in settings.grades if g not in GRADES]
+    if unknown:
+        yield "grades", f"unknown grade(s) {unknown}"
+    if settings.primary not in ("name", "behavior"):
+        yield "primary", "must be `name` or `behavior`"
+    elif settings.primary not in settings.grades:
+        yield "primary", f"{settings.primary} is not among the grades {','.join(settings.grades)}"
+    if settings.behavior_engine not in ENGINES:
+        yield "behavior-engine", f"must be one of {', '.join(ENGINES)}"
+    from alias_fixtures.grading.executors import ExecutorError, require_ray
+
+    try:
+        require_ray(settings.executor)
+    except ExecutorError as exc:
+        yield "executor", str(exc)
     if settings.prices:
         from alias_fixtures.models.cost import PriceFileError, Prices
 
         try:
             Prices.load(settings.prices)
         except (PriceFileError, OSError) as exc:
-            raise pytest.UsageError(f"--alias-prices: {exc}") from exc
+            yield "prices", str(exc)
     if settings.tokenizer:
         from alias_fixtures.models.token_count import TokenizerError, load_counter
 
         try:
             load_counter(settings.tokenizer)
         except TokenizerError as exc:
-            raise pytest.UsageError(f"--alias-tokenizer: {exc}") from exc
-    if not settings.task_sources:
-        raise pytest.UsageError("--alias-tasks: no task source (builtin or a path)")
-    from alias_fixtures.tasks.release import CATEGORIES
-
-    if settings.category not in CATEGORIES:
-        raise pytest.UsageError(f"--alias-category must be one of {', '.join(CATEGORIES)}")
-    bad = [c for c in settings.conditions if c not in CONDITIONS]
-    if bad or not settings.conditions:
-        raise pytest.UsageError(f"--alias-conditions: unknown {bad or 'empty list'}; "
-                                f"choose from {', '.join(CONDITIONS)}")
-    if "meaningful" in settings.conditions and not settings.maps:
-        raise pytest.UsageError("--alias-conditions meaningful needs --alias-maps DIR")
-    if settings.exposure_half not in ("", "A", "B"):
-        raise pytest.UsageError("--alias-exposure-half must be A or B")
-    if settings.samples < 1:
-        raise pytest.UsageError("--alias-samples must be at least 1")
-    unknown = [g for g in settings.grades if g not in GRADES]
-    if unknown:
-        raise pytest.UsageError(f"--alias-grades: unknown grade(s) {unknown}")
-    if settings.behavior_engine not in ENGINES:
-        raise pytest.UsageError(f"--alias-behavior-engine must be one of {', '.join(ENGINES)}")
-    if settings.graph_budget < 2:
-        raise pytest.UsageError("--alias-graph-budget must be at least 2")
-    if settings.behavior_budget < 0:
-        raise pytest.UsageError("--alias-behavior-budget must be 0 (no budget) or more seconds")
-    from alias_fixtures.grading.executors import ExecutorError, require_ray
-
-    try:
-        require_ray(settings.executor)
-    except ExecutorError as exc:
-        raise pytest.UsageError(f"--alias-executor: {exc}") from exc
-    if settings.primary not in ("name", "behavior"):
-        raise pytest.UsageError("--alias-primary must be `name` or `behavior`")
-    if settings.primary not in settings.grades:
-        raise pytest.UsageError(f"--alias-primary {settings.primary} is not among "
-                                f"--alias-grades {','.join(settings.grades)}")
-    return settings
+            yield "tokenizer", str(exc)
 
 
 PROBE_DEFAULT_MODEL = "scripted"

@@ -5,15 +5,30 @@ from __future__ import annotations
 import datetime as dt
 import platform
 import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from alias_fixtures.plugin.options import Settings
 from alias_fixtures.tasks.prompts import template_hash
 from reports.schema import RECORD_SCHEMA_VERSION
 from reports.stand_ins import stand_in
 
-if TYPE_CHECKING:
-    from alias_fixtures.plugin.session import AliasSession
+
+@dataclass(frozen=True)
+class RunFacts:
+    """The facts of one run that its header records, gathered by the session
+    (`AliasSession.facts`): the settings, the model's provider and id, the tools, how many
+    tasks, the generation parameters. The header is made from these alone."""
+
+    settings: Settings
+    provider: str
+    model_id: str
+    toolchain: Mapping[str, str]        # `Toolchain.describe()`: Java, the jar, its sha256
+    module_library: Mapping[str, Any]   # `ModuleLibrary.describe()`
+    task_count: int
+    params: Mapping[str, Any]           # `GenerationParams.key()`
 
 
 def git_state(folder: Path) -> tuple[str | None, bool | None]:
@@ -29,25 +44,25 @@ def git_state(folder: Path) -> tuple[str | None, bool | None]:
         return None, None
 
 
-def run_header(session: AliasSession) -> dict[str, Any]:
-    settings = session.settings
+def run_header(facts: RunFacts) -> dict[str, Any]:
+    """The run header's provenance fields, from the run's facts and this checkout."""
+    settings = facts.settings
     commit, dirty = git_state(Path(__file__).resolve().parent)
-    model = session.model
     return {
         "schema_version": RECORD_SCHEMA_VERSION, "kind": "header",
         "stand_in": stand_in(settings.model),
         "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "git_commit": commit, "git_dirty": dirty,
         "python": platform.python_version(), "platform": platform.platform(),
-        **session.harness.toolchain.describe(),
-        "module_library": session.harness.module_library.describe(),
-        "model": settings.model, "provider": model.provider, "model_id": model.model_id,
+        **facts.toolchain,
+        "module_library": dict(facts.module_library),
+        "model": settings.model, "provider": facts.provider, "model_id": facts.model_id,
         "prompt_template_sha256": template_hash(),
         "seeds": {"run": settings.seed},
-        "tasks": settings.tasks, "task_count": len(session.tasks),
+        "tasks": settings.tasks, "task_count": facts.task_count,
         "conditions": list(settings.conditions), "samples": settings.samples,
         "grades": list(settings.grades), "primary": settings.primary,
-        "params": session.params.key(), "mapping_limit": settings.mappings,
+        "params": dict(facts.params), "mapping_limit": settings.mappings,
         "tlc_timeout": settings.timeout,
         **({"exposure_half": settings.exposure_half} if settings.exposure_half else {}),
     }

@@ -38,6 +38,7 @@ from alias_fixtures.models.registry import (
     make_model,
 )
 from alias_fixtures.plugin.options import Settings
+from alias_fixtures.plugin.provenance import RunFacts, run_header
 from alias_fixtures.tasks.descriptions import hidden_names
 from alias_fixtures.tasks.loaders import load_sources
 from alias_fixtures.tasks.prompts import render_prompt
@@ -207,12 +208,18 @@ class AliasSession:
         self.verify_variants(pairs, jobs)
         return [(t, c, self.variant(t, c)[1]) for t, c in pairs]
 
-    def header(self) -> dict[str, Any]:
-        from alias_fixtures.plugin.provenance import run_header
+    def facts(self) -> RunFacts:
+        """The run's facts for its header (starts the harness and the model)."""
+        return RunFacts(self.settings, provider=self.model.provider,
+                        model_id=self.model.model_id,
+                        toolchain=self.harness.toolchain.describe(),
+                        module_library=self.harness.module_library.describe(),
+                        task_count=len(self.tasks), params=self.params.key())
 
+    def header(self) -> dict[str, Any]:
         settings = self.settings
         # what `alias-bench regrade` needs to rebuild the variants and grade as this run did
-        return {**run_header(self), "executor": settings.executor,
+        return {**run_header(self.facts()), "executor": settings.executor,
                 "behavior_engine": settings.behavior_engine,
                 "graph_budget": settings.graph_budget,
                 "behavior_budget": settings.behavior_budget, "maps": settings.maps,
