@@ -18,7 +18,7 @@ from tlc_harness.behavior.values import FALSE, TRUE, Value, parse_value, sort_ke
 
 def _cycle(variable: str, values: list[Value]) -> StateGraph:
     """One variable going round its values, from the first."""
-    states = [(v,) for v in values]
+    states: list[tuple[Value, ...]] = [(v,) for v in values]
     edges = [(i, (i + 1) % len(values)) for i in range(len(values))]
     return StateGraph((variable,), states, [0], edges)
 
@@ -55,7 +55,7 @@ def test_shapes_the_class_does_not_cover() -> None:
     assert not counts.complete and "holds both ways" in counts.why
     # on part of the output's graph (forward only) the class is still every bijection tried
     # in turn, within its budget
-    big = [f"v{i}" for i in range(8)]
+    big: list[Value] = [f"v{i}" for i in range(8)]
     assert not named_class(_cycle("x", big), _cycle("x", [f"w{i}" for i in range(8)]),
                            forward_only=True).complete
 
@@ -80,7 +80,7 @@ def test_a_member_with_the_failing_mappings_image_fails_with_it() -> None:
 
 def _path(variable: str, values: list[Value]) -> StateGraph:
     """One variable stepping through its values once, from the first (the last is stuck)."""
-    states = [(v,) for v in values]
+    states: list[tuple[Value, ...]] = [(v,) for v in values]
     return StateGraph((variable,), states, [0], [(i, i + 1) for i in range(len(values) - 1)])
 
 
@@ -195,3 +195,68 @@ def test_the_search_agrees_with_every_bijection_in_turn(pair: tuple[StateGraph, 
                                                         ) -> None:
     out, ref = pair
     assert named_class(out, ref).complete == _brute(out, ref)
+
+
+def _clock(variables: tuple[str, str], hours: list[Value], flags: list[Value],
+           *, stuck_at: int | None = None) -> StateGraph:
+    """An hour going round, with a flag that is on exactly at the last hour (the flag is a
+    function of the hour); `stuck_at`: the changed behavior, that hour does not advance."""
+    states: list[tuple[Value, ...]] = [(h, flags[1] if i == len(hours) - 1 else flags[0])
+                                       for i, h in enumerate(hours)]
+    edges = [(i, (i + 1) % len(hours)) for i in range(len(hours)) if i != stuck_at]
+    return StateGraph(variables, states, [0], edges)
+
+
+def test_a_variable_without_a_namesake_is_any_function_of_the_state() -> None:
+    ref = _clock(("hr", "noon"), [1, 2, 3, 4], [FALSE, TRUE])
+    # the output names hr, keeps the flag as `midday` with other values: a correct output
+    good = _clock(("hr", "midday"), [1, 2, 3, 4], ["no", "yes"])
+    check = named_class(good, ref)
+    assert not check.complete and "holds both ways" in check.why
+    # the same layout, the flag raised an hour early: under the one member for hr every
+    # reading of noon fails (the states noon must map to are fixed by hr)
+    early = StateGraph(good.variables, [(1, "no"), (2, "no"), (3, "yes"), (4, "no")], [0],
+                       good.edges)
+    changed = named_class(early, ref)
+    assert not changed.complete  # noon as a function of the state: "yes" -> FALSE fits ...
+    # ... but a stuck hour fails whatever noon reads
+    stuck = _clock(("hr", "midday"), [1, 2, 3, 4], ["no", "yes"], stuck_at=2)
+    assert named_class(stuck, ref).complete
+    # no reference variable named at all: no class
+    assert not named_class(_clock(("h", "m"), [1, 2, 3, 4], ["no", "yes"]), ref).complete
+
+
+@st.composite
+def _partly_named(draw: st.DrawFn) -> tuple[StateGraph, StateGraph]:
+    def one(prefix: str, variables: tuple[str, str]) -> StateGraph:
+        n = draw(st.integers(2, 4))
+        values = [(f"{prefix}{draw(st.integers(0, 1))}", f"{prefix}{draw(st.integers(0, 1))}")
+                  for _ in range(n)]
+        states = list(dict.fromkeys(values))
+        edges = draw(st.lists(st.tuples(st.integers(0, len(states) - 1),
+                                        st.integers(0, len(states) - 1)), max_size=6))
+        edges += [(draw(st.integers(0, i - 1)), i) for i in range(1, len(states))]
+        return StateGraph(variables, states, [0],  # type: ignore[arg-type]
+                          sorted({(a, b) for a, b in edges if a != b}))
+    return one("g", ("x", "z")), one("r", ("x", "y"))
+
+
+@given(_partly_named())
+@settings(max_examples=150, deadline=None)
+def test_a_failure_with_a_nameless_variable_is_a_proof(pair: tuple[StateGraph, StateGraph]
+                                                       ) -> None:
+    """Where the class is said to fail, no bijection of x with any reading of y passes."""
+    out, ref = pair
+    if not named_class(out, ref).complete:
+        return
+    xs_out = sorted({s[0] for s in out.states}, key=sort_key)
+    xs_ref = sorted({s[0] for s in ref.states}, key=sort_key)
+    if len(xs_out) != len(xs_ref):
+        return
+    edges = set(ref.edges)
+    for perm in itertools.permutations(xs_ref):
+        h = dict(zip(xs_out, perm, strict=True))
+        choices = [[i for i, r in enumerate(ref.states) if r[0] == h[s[0]]] for s in out.states]
+        for image in itertools.product(*choices):
+            assert not (checks.forward(out, ref, list(image), edges).ok
+                        and checks.reverse(out, ref, list(image)).ok)

@@ -18,6 +18,10 @@ reachable states, so h maps the output variable's values onto the reference vari
   its model values) are values like any other;
 - with more, h may merge values, which bijections do not cover: the class is not complete.
 
+Where only some reference variables have a namesake, the others are read as any function of
+the output's whole state: each member of the named ones' class is decided for every such
+reading at once (`unnamed`), or the class is not complete.
+
 A failure stands when every member of the class fails on the graphs, or passes with the very
 image of the mapping the failure was found under (TLC's verdict under that mapping is then
 every passing member's). Any other shape is no proof: the verdict is `no_mapping`.
@@ -30,7 +34,7 @@ import math
 from dataclasses import dataclass
 
 from tlc_harness.behavior import checks
-from tlc_harness.behavior.graph_engine import bijections
+from tlc_harness.behavior.graph_engine import bijections, unnamed
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.values import Value, atoms, is_number, sort_key
 
@@ -38,6 +42,7 @@ MAX_VALUES = 6          # forward only: values of one variable whose bijections 
 MAX_MEMBERS = 5_000     # forward only: combinations of bijections checked
 MAX_WORK = 3_000_000    # output states imaged in all
 MAX_NODES = 200_000     # partial assignments of the colour-keeping search
+MAX_PAIRS = 5_000_000   # pairs of images compared for the variables the output does not name
 
 
 @dataclass(frozen=True)
@@ -70,10 +75,13 @@ def named_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None = N
     columns: list[tuple[list[Value], list[Value], list[Value]]] = []
     ref_columns: list[list[Value]] = []
     fixed: list[frozenset[Value]] = []
+    nameless = [r for r in ref.variables if r.lower() not in lowered]
+    if nameless and (forward_only or len(nameless) == len(ref.variables)):
+        return ClassCheck(False, f"the output has no variable named {nameless[0]}")
     for r in ref.variables:
         g = lowered.get(r.lower())
         if g is None:
-            return ClassCheck(False, f"the output has no variable named {r}")
+            continue  # read as any function of the output's state (`unnamed`)
         g_col, r_col = out.column(g), ref.column(r)
         g_vals = sorted(set(g_col), key=sort_key)
         r_vals = sorted(set(r_col), key=sort_key)
@@ -106,21 +114,47 @@ def named_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None = N
     edges = set(ref.edges)
     checked = 0
     keys = list(zip(*(g_col for g_col, _, _ in columns), strict=True))
+    ref_keys = list(zip(*ref_columns, strict=True))
     for tables in bijections.candidates(refined, out_side, ref_side, MAX_NODES):
         if tables is None or (checked + 1) * len(out.states) > MAX_WORK:
             return ClassCheck(False, f"{refined.count()} bijections of the named variables' "
                               f"values keep how states and steps hold them: more than the "
                               f"check's budget", members)
         checked += 1
-        image = [index.get(tuple(t.get(v, v) for t, v in zip(tables, key, strict=True)), -1)
-                 for key in keys]
-        verdict = _member(out, ref, image, edges, found=found, deadlock=deadlock,
-                          reverse_budget=reverse_budget)
+        named = [tuple(t.get(v, v) for t, v in zip(tables, key, strict=True)) for key in keys]
+        if nameless:
+            verdict = _with_unnamed(out, ref, named, ref_keys, edges, found=found,
+                                    deadlock=deadlock, reverse_budget=reverse_budget)
+        else:
+            verdict = _member(out, ref, [index.get(k, -1) for k in named], edges, found=found,
+                              deadlock=deadlock, reverse_budget=reverse_budget)
         if verdict is not None:
             return ClassCheck(False, verdict, members)
+    others = (f"; {', '.join(nameless)}, which the output names nowhere, as any function of "
+              f"its state" if nameless else "")
     return ClassCheck(True, f"each of the {members} bijections of the named variables' values "
-                      f"fails on the graphs ({checked} keep how states and steps hold the "
-                      f"values and were checked; the others cannot pass)", members)
+                      f"fails on the graphs{others} ({checked} keep how states and steps hold "
+                      f"the values and were checked; the others cannot pass)", members)
+
+
+def _with_unnamed(out: StateGraph, ref: StateGraph, named: list[tuple[Value, ...]],
+                  ref_keys: list[tuple[Value, ...]], edges: set[tuple[int, int]], *,
+                  found: list[int] | None, deadlock: bool, reverse_budget: int) -> str | None:
+    """None where the member fails whatever the reference variables without a namesake read
+    (`unnamed`); else why the class is not shown to fail."""
+    options = unnamed.domains(named, ref, ref_keys)
+    if options is None:
+        return None  # an output state's named values are no reference state's
+    status, _ = unnamed.narrow(out, ref, options, MAX_PAIRS)
+    if status == unnamed.FAILS:
+        return None
+    if status == unnamed.BUDGET:
+        return "the choices for the variables the output does not name are over the budget"
+    if all(len(o) == 1 for o in options):  # the member's one mapping
+        return _member(out, ref, [next(iter(o)) for o in options], edges, found=found,
+                       deadlock=deadlock, reverse_budget=reverse_budget)
+    return ("under a bijection of the named variables' values, the variables the output does "
+            "not name may be read in more than one way")
 
 
 def _member(out: StateGraph, ref: StateGraph, image: list[int], edges: set[tuple[int, int]],
