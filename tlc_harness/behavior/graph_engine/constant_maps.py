@@ -97,6 +97,10 @@ class ConstantPlan:
     #: how many pairings of the output's constants with the reference's values exist (the
     #: plan keeps the likeliest `MAX_CONSTANT_MAPS` as `groups`)
     pairings: int = 1
+    #: output constants the output's own ASSUMEs name (`ASSUME N \in Nat /\ N >= 2`): one
+    #: that takes a count of the reference's is recorded `named_by_assume` (the output says
+    #: it is a number, and TLC checks the ASSUME admits the count before its run goes on)
+    assume_named: frozenset[str] = frozenset()
 
     def plays_roles(self, const_map: Mapping[str, str]) -> bool:
         """Whether the values `const_map` gives the output's BOOLEAN constants are those of
@@ -139,7 +143,8 @@ class ConstantPlan:
                 source = ValueSource.REFERENCE_COUNT
             found[g] = {"value": self.values.literals.get(r, r).strip(), "from": r,
                         "source": source.value}
-            if g in self.assumed_unread:
+            if g in self.assumed_unread or (source is ValueSource.REFERENCE_COUNT
+                                            and g in self.assume_named):
                 found[g]["named_by_assume"] = True
             if (source is ValueSource.REFERENCE_CONSTANT and (g, r) in self.alike) or \
                     (source is ValueSource.REFERENCE_DEFINITION and (g, r) in self.alike_definitions):
@@ -266,7 +271,8 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
                     alike_definitions=frozenset(alike_definitions),
                     definition_counts=counts_named,
                     out_types=out_types, symbols=frozenset(symbols),
-                    unread=frozenset(unread), assumed_unread=frozenset(assumed_unread - unused))
+                    unread=frozenset(unread), assumed_unread=frozenset(assumed_unread - unused),
+                    assume_named=assumed_names(staged.out_files) & frozenset(out_consts))
     if not maps:
         return facts(groups=(), values=replace(values, literals=literals))
     literals.update({"TRUE": "TRUE", "FALSE": "FALSE", UNUSED: UNUSED, **symbols})
