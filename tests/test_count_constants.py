@@ -58,3 +58,43 @@ def test_a_count_the_outputs_assume_names_is_the_references(harness: Harness) ->
     plain = _grade(harness, COUNTED.replace('<<"a", "b", "c">>', '<<"a", "b">>')
                    .replace("ASSUME N \\in Nat /\\ N >= 2\n", ""))
     assert (plain.verdict, plain.code) == (BehaviorVerdict.UNDECIDED, Reason.OWN_RUN_LIMIT)
+
+
+GCD = """---- MODULE Gcd ----
+EXTENDS Integers
+VARIABLES u, v
+Init == /\\ u = 6
+        /\\ v \\in 1 .. 4
+Next == \\/ u > 0 /\\ u >= v /\\ u' = u - v /\\ v' = v
+        \\/ u > 0 /\\ u < v /\\ u' = v /\\ v' = u
+        \\/ u = 0 /\\ UNCHANGED <<u, v>>
+Spec == Init /\\ [][Next]_<<u, v>>
+====
+"""
+GCD_REF = Reference("Gcd", {"Gcd.tla": GCD}, ModelConfig(specification="Spec"))
+
+#: the output writes constants where the reference hard-codes 6 and 4
+ROLES = GCD.replace("MODULE Gcd", "MODULE Other").replace(
+    "VARIABLES u, v", "CONSTANTS InitU, MaxV\nVARIABLES u, v").replace(
+    "u = 6", "u = InitU").replace("1 .. 4", "1 .. MaxV")
+
+
+def test_a_constant_in_the_place_of_a_literal_of_the_references_init_takes_it(
+        harness: Harness) -> None:
+    def grade(out: str) -> BehaviorResult:
+        return grade_behavior(harness, GCD_REF, {"Other.tla": out}, "Other",
+                              BehaviorOptions(engine="auto", timeout=120))
+    graded = grade(ROLES)
+    assert graded.verdict is BehaviorVerdict.OK and graded.soundness is Soundness.JUSTIFIED, \
+        graded.reason
+    assert {c: (v["value"], v["source"]) for c, v in graded.details["constants"].items()} == {
+        "InitU": ("6", "reference_role"), "MaxV": ("4", "reference_role")}
+    # the same layout, changed behavior (the swap keeps v): a failure the values back
+    changed = grade(ROLES.replace("u' = v /\\ v' = u", "u' = v /\\ v' = v"))
+    assert changed.verdict.decided and not changed.passed, changed.reason
+    assert changed.soundness is not None
+    assert changed.details["constants"]["InitU"]["source"] == "reference_role"
+    # a constant in another place (under a disjunction) takes no role: a guess decides nothing
+    other = grade(ROLES.replace("u = InitU", "(u = InitU \\/ u = InitU + 1)")
+                  .replace("u' = v /\\ v' = u", "u' = v /\\ v' = v"))
+    assert not other.verdict.decided, other.reason
