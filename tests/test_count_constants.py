@@ -75,7 +75,8 @@ GCD_REF = Reference("Gcd", {"Gcd.tla": GCD}, ModelConfig(specification="Spec"))
 
 #: the output writes constants where the reference hard-codes 6 and 4
 ROLES = GCD.replace("MODULE Gcd", "MODULE Other").replace(
-    "VARIABLES u, v", "CONSTANTS InitU, MaxV\nVARIABLES u, v").replace(
+    "VARIABLES u, v", "CONSTANTS InitU, MaxV\nASSUME InitU \\in Nat /\\ MaxV \\in Nat\n"
+    "VARIABLES u, v").replace(
     "u = 6", "u = InitU").replace("1 .. 4", "1 .. MaxV")
 
 
@@ -94,6 +95,10 @@ def test_a_constant_in_the_place_of_a_literal_of_the_references_init_takes_it(
     assert changed.verdict.decided and not changed.passed, changed.reason
     assert changed.soundness is not None
     assert changed.details["constants"]["InitU"]["source"] == "reference_role"
+    # without the ASSUME nothing says the constants are data: no role, a guess decides nothing
+    bare = grade(ROLES.replace("ASSUME InitU \\in Nat /\\ MaxV \\in Nat\n", "")
+                 .replace("u' = v /\\ v' = u", "u' = v /\\ v' = v"))
+    assert not bare.verdict.decided, bare.reason
     # a constant in another place (under a disjunction) takes no role: a guess decides nothing
     other = grade(ROLES.replace("u = InitU", "(u = InitU \\/ u = InitU + 1)")
                   .replace("u' = v /\\ v' = u", "u' = v /\\ v' = v"))

@@ -226,13 +226,16 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
                and c not in unused and c not in usable and c not in booleans
                and is_literal(said[c][0])}
     # a constant the output's Init writes where the reference's Init writes a literal, for a
-    # variable of the same name (`u = InitU` for `u = 24`), holds that literal (by role)
+    # variable of the same name (`u = InitU` for `u = 24`), holds that literal (by role),
+    # where the output's own ASSUME names it (`ASSUME InitU \in Nat`: it says the constant
+    # is data; a token-like constant nothing describes is no role, only a guess)
+    assume_named = assumed_names(staged.out_files)
     named = {v.lower() for v in staged.out_shape.variables} & \
         {v.lower() for v in staged.ref_shape.variables}
     by_role = forced_by_init(
         staged.out_files, staged.out_init, ref.files, reference_init(ref),
         {c for c in out_consts if c not in unused and c not in usable and c not in booleans
-         and c not in assumed}, named)
+         and c not in assumed and c in assume_named}, named)
     assumed.update(by_role)
     # a constant used only as a symbol (`Null`, a message kind, a vote) names a thing: a model
     # value of its own name, distinct from every other value (any distinct values give the
@@ -289,7 +292,7 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
                     definition_counts=counts_named,
                     out_types=out_types, symbols=frozenset(symbols),
                     unread=frozenset(unread), assumed_unread=frozenset(assumed_unread - unused),
-                    assume_named=assumed_names(staged.out_files) & frozenset(out_consts))
+                    assume_named=assume_named & frozenset(out_consts))
     if not maps:
         return facts(groups=(), values=replace(values, literals=literals))
     literals.update({"TRUE": "TRUE", "FALSE": "FALSE", UNUSED: UNUSED, **symbols})

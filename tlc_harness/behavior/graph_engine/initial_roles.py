@@ -7,7 +7,10 @@ output's Init has a conjunct `u = C` (or `v \\in lo .. C`) for such a variable, 
 reference's Init the conjunct `u = 24` (or `v \\in lo .. 50`, the same `lo`) for the variable
 of that name, the constant C holds, in the output's instance meant to be the reference's, the
 literal the reference writes there: its role is that literal's (a number stands for itself,
-as in the grammar). `forced_by_init` finds such pairs in the top-level conjuncts of the two
+as in the grammar). The plan pairs so only a constant the output's own ASSUME names (it says
+the constant is data, `ASSUME InitU \\in Nat`); a token-like constant nothing describes that
+happens to be right at the reference's literal is a guess (`test_soundness`'s degenerate
+controls). `forced_by_init` finds such pairs in the top-level conjuncts of the two
 Inits; anything else (a conjunct under a disjunction, two constants in one place, another
 shape) pairs nothing.
 """
