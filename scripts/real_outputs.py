@@ -1,14 +1,20 @@
-"""Grade the 75 real model outputs of TLA+-Bench against their tlaplus/Examples references.
+"""Grade the 193 real model outputs of TLA+-Bench against their references.
 
 Run: `python scripts/real_outputs.py [--corpus ../shared/corpus] [--engines wrappers,graphs,auto]
-[--only SPEC_ID ...] [--timeout 60] [--cap 600] [--jobs 1] [--resume] [--out scripts/results]`.
+[--manifest both|examples|release] [--only SPEC_ID ...] [--timeout 60] [--cap 600] [--jobs 1]
+[--resume] [--out scripts/results]`.
 
-For each output of `<corpus>/tla-bench-outputs/manifest.json` (the raw model reply) and each
-behavior-grade engine, `alias_fixtures.grading.grade.grade_output` gives the parse, name and behavior
-grades against the `original` variant of the reference task (as `alias-bench grade` does). The
-reference is the manifest entry's `reference`: the first local model whose module is the reference
-module and that passes locally, else the first local model; the task is loaded with
-`load_examples` from `<corpus>/tlaplus-examples`. A reference "runs" when its variant verifies.
+For each output of `<corpus>/tla-bench-outputs/manifest.json` and `manifest_release.json` (the
+raw model reply) and each behavior-grade engine, `alias_fixtures.grading.grade.grade_output`
+gives the parse, name and behavior grades against the `original` variant of the reference task
+(as `alias-bench grade` does). The reference of a `manifest.json` entry (75) is its
+`reference`: the first local model whose module is the reference module and that passes
+locally, else the first local model; the task is loaded with `load_examples` from
+`<corpus>/tlaplus-examples`. The reference of a `manifest_release.json` entry (118) is the
+release's gold spec of its spec id, the task of that id loaded with `load_task_set` from
+`<corpus>/tla-bench-release` (a spec the release cannot load, 1142 without a cfg, has no
+reference). A reference "runs" when its variant verifies; it is *covered* when it also passes
+its own behavior grade against itself (the coverage check below).
 Reports, per engine: verdict counts; the decided share (`ok`, `forward_fail`, `reverse_fail`) of
 the outputs that parse and whose reference runs; every `ok` under a mapping other than the
 identity; median and maximum seconds and TLC runs per behavior grade (overall and on failing
@@ -42,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from alias_fixtures.grading.grade import ReferenceCoverage, grade_output
-from alias_fixtures.tasks.loaders import load_examples, shared_corpus
+from alias_fixtures.tasks.loaders import load_examples, load_task_set, shared_corpus
 from alias_fixtures.tasks.task import Task
 from alias_fixtures.tasks.variants import Variant, build_variant
 from tlc_harness.behavior.options import ENGINES, BehaviorOptions
@@ -71,6 +77,9 @@ class Output:
     #: the benchmark's description of the task, where the corpus has one (declarative first):
     #: the grade checks that the reference writes the names it gives as code
     description: str | None = None
+    #: which manifest the entry is from (`examples`: manifest.json, `release`:
+    #: manifest_release.json, whose reference is the release task `cfg` names by spec id)
+    manifest: str = "examples"
 
     @property
     def key(self) -> tuple[str, str]:
@@ -82,8 +91,33 @@ def _cut(text: str | None, n: int = REASON_CHARS) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
 
 
-def read_outputs(corpus: Path) -> list[Output]:
-    """The manifest's outputs, each with the local model (spec_dir, cfg) that is its reference."""
+RELEASE = "tla-bench-release"  # the spec_dir of a release output: its cfg is the task id
+MANIFESTS = ("both", "examples", "release")
+
+
+def read_outputs(corpus: Path, manifest: str = "both") -> list[Output]:
+    """The manifests' outputs, each with its reference: a local model (spec_dir, cfg) for
+    manifest.json, the release task of its spec id for manifest_release.json."""
+    outputs = read_example_outputs(corpus) if manifest in ("both", "examples") else []
+    if manifest in ("both", "release"):
+        outputs += read_release_outputs(corpus)
+    return outputs
+
+
+def read_release_outputs(corpus: Path) -> list[Output]:
+    """The outputs of manifest_release.json; the reference is the release's task of the spec
+    id, and its description is the task's own (the release's declarative GPT text)."""
+    folder = corpus / "tla-bench-outputs"
+    return [Output(str(entry["spec_id"]), entry["model"], folder / entry["generation_path"],
+                   RELEASE, str(entry["spec_id"]), entry["benchmark_verdict"]["label"], None,
+                   "release")
+            for entry in json.loads((folder / "manifest_release.json").read_text(
+                encoding="utf-8"))]
+
+
+def read_example_outputs(corpus: Path) -> list[Output]:
+    """The outputs of manifest.json, each with the local model (spec_dir, cfg) that is its
+    reference."""
     folder = corpus / "tla-bench-outputs"
     outputs = []
     for entry in json.loads((folder / "manifest.json").read_text(encoding="utf-8")):
@@ -136,9 +170,11 @@ class Coverage(ReferenceCoverage):
 class References:
     """Each reference task's original variant, built and verified once (thread-safe)."""
 
-    def __init__(self, harness: Harness, tasks: Iterable[Task]) -> None:
+    def __init__(self, harness: Harness, tasks: Iterable[Task],
+                 release: Iterable[Task] = ()) -> None:
         self.harness = harness
         self.tasks = {(str(t.extra.get("spec_dir")), str(t.extra.get("cfg"))): t for t in tasks}
+        self.tasks.update({(RELEASE, t.id): t for t in release})
         self._built: dict[str, tuple[Variant | None, bool, str]] = {}
         self._lock = threading.Lock()
 
@@ -170,7 +206,7 @@ def grade_one(harness: Harness, refs: References, coverage: Coverage, out: Outpu
     """One row: the output's grades under one engine (never raises)."""
     t0 = time.monotonic()
     row: dict[str, Any] = {"spec_id": out.spec_id, "model": out.model, "engine": engine,
-                           "benchmark_label": out.benchmark_label}
+                           "manifest": out.manifest, "benchmark_label": out.benchmark_label}
     task_id, plain, runs, why = refs.get(out)
     variant = replace(plain, description=out.description) \
         if plain is not None and out.description else plain
@@ -296,6 +332,7 @@ def render(rows: list[dict[str, Any]], coverage: dict[str, dict[str, Any]], engi
         lines.append(f"| {e} | {len(rs)} | {sum(r['reference_runs'] for r in rs)} | {len(g)} | "
                      f"{decided} | {share} | " + " | ".join(str(c[v]) for v in BEHAVIOR_COLUMNS)
                      + " |" + (f" (+{other} other)" if other else ""))
+    lines += _per_model(rows, coverage, engines)
     lines += ["", "Previous measurement (before the graph engine, wrappers via `alias-bench grade`): 59 "
               "references run, 35 parse, 12 decided of 35 (5 ok, 6 forward_fail, 1 "
               "reverse_fail), 17 no_mapping, 6 not_covered.", "",
@@ -372,6 +409,62 @@ def render(rows: list[dict[str, Any]], coverage: dict[str, dict[str, Any]], engi
     return "\n".join(lines) + "\n"
 
 
+def _covered(row: dict[str, Any], coverage: dict[str, dict[str, Any]]) -> bool:
+    """The row's reference runs and passes its own behavior grade (the coverage check)."""
+    check = coverage.get(row["engine"], {}).get(str(row.get("reference_task")))
+    return bool(row["reference_runs"]) and check is not None and check["verdict"] == "ok"
+
+
+def _cause(row: dict[str, Any]) -> str:
+    code = row.get("behavior_code") or "-"
+    return f"{code} (script cap)" if row.get("uncapped") else code
+
+
+def _per_model(rows: list[dict[str, Any]], coverage: dict[str, dict[str, Any]],
+               engines: list[str]) -> list[str]:
+    """Per engine, model and manifest: covered tasks, the decided share of the covered outputs
+    that parse, every verdict by soundness class, and the undecided and no_mapping by cause."""
+    lines = ["", "## Per model", "",
+             "*Covered*: the reference runs and passes its own behavior grade (coverage check "
+             "below). *Decided share*: `ok`, `forward_fail`, `reverse_fail` of the covered "
+             "outputs that parse. Verdicts by class count the covered outputs that parse.", "",
+             "| engine | model | manifest | outputs | reference runs | covered tasks "
+             "| covered, parse ok | decided | decided share | verdicts (by soundness class) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    causes: list[str] = []
+    manifests = ("examples", "release", "all")
+    for e in engines:
+        for model in sorted({r["model"] for r in rows if r["engine"] == e}):
+            for m in manifests:
+                rs = [r for r in rows if r["engine"] == e and r["model"] == model
+                      and (m == "all" or r.get("manifest", "examples") == m)]
+                if not rs:
+                    continue
+                cov = [r for r in rs if _covered(r, coverage)]
+                graded = [r for r in cov if r["parse"] == "ok"]
+                decided = [r for r in graded if r["behavior"] in DECIDED]
+                share = (f"{len(decided)}/{len(graded)} ({100 * len(decided) / len(graded):.0f} %)"
+                         if graded else "-")
+                classes = Counter(f"{r['behavior']} {r.get('soundness')}" if r["behavior"]
+                                  in DECIDED else r["behavior"] for r in graded)
+                lines.append(f"| {e} | {model} | {m} | {len(rs)} | "
+                             f"{sum(bool(r['reference_runs']) for r in rs)} | "
+                             f"{len({r['reference_task'] for r in cov})} | {len(graded)} | "
+                             f"{len(decided)} | {share} | " + ", ".join(
+                                 f"{k} {n}" for k, n in sorted(classes.items())) + " |")
+                if m != "all":
+                    continue
+                for verdict in ("undecided", "no_mapping"):
+                    by = Counter(_cause(r) for r in graded if r["behavior"] == verdict)
+                    if by:
+                        causes.append(f"- {e}, {model}, {verdict}: " + ", ".join(
+                            f"{c} {n}" for c, n in by.most_common()) + " — " + ", ".join(
+                            f"{r['spec_id']} ({_cause(r)})" for r in graded
+                            if r["behavior"] == verdict))
+    return [*lines, "", "Not decided, by cause (reason code; covered outputs that parse):", "",
+            *(causes or ["- none"])]
+
+
 def _agreement(rows: list[dict[str, Any]]) -> list[str]:
     idx = {(r["spec_id"], r["model"], r["engine"]): r for r in rows}
     both = [(idx[(s, m, "wrappers")], idx[(s, m, "graphs")]) for s, m, e in idx
@@ -439,6 +532,9 @@ def main() -> None:
                     "checkout, or $ALIAS_SHARED_CORPUS)")
     ap.add_argument("--engines", default="wrappers,graphs,auto",
                     help="behavior engines, in the order run (wrappers,graphs,auto)")
+    ap.add_argument("--manifest", choices=MANIFESTS, default="both",
+                    help="manifest.json (examples: 75 outputs, tlaplus/Examples references), "
+                    "manifest_release.json (release: 118, the release's gold specs) or both")
     ap.add_argument("--only", action="append", default=[], metavar="SPEC_ID",
                     help="only this TLA+-Bench spec id (repeatable)")
     ap.add_argument("--timeout", type=float, default=60.0, help="TLC limit per run (60 s)")
@@ -459,7 +555,7 @@ def main() -> None:
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     if bad := [e for e in engines if e not in ENGINES]:
         ap.error(f"--engines: unknown {', '.join(bad)} (one of {', '.join(ENGINES)})")
-    outputs = read_outputs(args.corpus)
+    outputs = read_outputs(args.corpus, args.manifest)
     if unknown := sorted(set(args.only) - {o.spec_id for o in outputs}):
         ap.error(f"--only: no output for spec id {', '.join(unknown)}")
     if args.only:
@@ -483,13 +579,15 @@ def main() -> None:
         partial.unlink(missing_ok=True)
     done = {(r["spec_id"], r["model"], r["engine"]) for r in rows}
     work = [(e, o) for e in engines for o in outputs if (*o.key, e) not in done]
-    tasks = load_examples(args.corpus / "tlaplus-examples", passing_only=False)
+    tasks = load_examples(args.corpus / "tlaplus-examples", passing_only=False) \
+        if args.manifest != "release" else []
+    release = load_task_set(args.corpus / RELEASE).tasks if args.manifest != "examples" else ()
     commit = _commit()  # the code this run imports
     started = time.monotonic()
     write = threading.Lock()
     with Harness(tlc_timeout=args.timeout, pool_size=args.jobs * args.sweep_jobs) as harness, \
             partial.open("a", encoding="utf-8") as log:
-        refs = References(harness, tasks)
+        refs = References(harness, tasks, release)
         covers = {e: Coverage(harness, BehaviorOptions(engine=e, timeout=args.timeout))
                   for e in engines}
         counter = iter(range(1, len(work) + 1))
@@ -521,6 +619,7 @@ def main() -> None:
     if not args.resume:
         rows = [r for r in rows if (r["spec_id"], r["model"], r["engine"]) in wanted]
     order = {o.key: i for i, o in enumerate(read_outputs(args.corpus))}
+    rows = [r for r in rows if (r["spec_id"], r["model"]) in order]
     rows.sort(key=lambda r: (ORDER.index(r["engine"]), order[(r["spec_id"], r["model"])]))
     if work:
         runs.append({"command": "python scripts/real_outputs.py " + " ".join(sys.argv[1:]),

@@ -101,12 +101,23 @@ def test_a_failure_under_an_incomplete_class_of_mappings_is_no_mapping() -> None
     ("deadlock", ValueSource.REFERENCE_CONSTANT, "N", True),
     ("definitions", ValueSource.REFERENCE_CONSTANT, "Max", False),   # paired by position
     ("definitions", ValueSource.REFERENCE_COUNT, "Procs", False),    # a count the grader took
+    # ... that the output's ASSUME names, under the only pairing: the reference's count
+    ("definitions", ValueSource.REFERENCE_COUNT, "assumed Procs", True),
     ("definitions", ValueSource.OPAQUE_TOKEN, None, False),
 ])
 def test_an_own_run_failure_decides_only_on_the_tasks_values_and_the_outputs_error(
         error: str, source: ValueSource, paired: str | None, decided: bool) -> None:
+    const: dict[str, Any] = _const("3", source, (paired or "").removeprefix("assumed ") or None,
+                                   "N")
+    if paired is not None and paired.startswith("assumed "):
+        const["named_by_assume"] = True
+        # under one of two pairings the count is not the only meaning
+        two = classify(_result(V.FORWARD_FAIL, Reason.OUTPUT_RUN_FAILS, own_run_error=error,
+                               constants={"N": const},
+                               pairings={"total": 2, "graded": 1, "failed": 1}))
+        assert (two.verdict, two.code) == (V.UNDECIDED, Reason.OWN_RUN_LIMIT)
     graded = classify(_result(V.FORWARD_FAIL, Reason.OUTPUT_RUN_FAILS, own_run_error=error,
-                              constants={"N": _const("3", source, paired, "N")}))
+                              constants={"N": const}))
     if decided:
         assert graded.soundness is S.JUSTIFIED, graded.reason
         assert graded.details["mapping_basis"] == "own_run"

@@ -44,7 +44,7 @@ class ConstantFact:
     paired_with: str | None = None
     by_name: bool = False          #: paired with the reference constant of its own name
     alike: bool = False            #: paired by a name or a use alike (`search.named_alike`)
-    named_by_assume: bool = False  #: not read by the specification, but named by an ASSUME
+    named_by_assume: bool = False  #: named by an ASSUME (one the specification does not read, or a count)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ constraint `TLCGet("distinct") < budget` in a small wrapper module), so an unbou
 from __future__ import annotations
 
 import contextlib
+import enum
 import gc
 import hashlib
 import json
@@ -217,12 +218,25 @@ def _read_dot(path: Path | str, variables: Sequence[str] | None) -> StateGraph:
     return StateGraph(names or (), states, initial, list(edges), edges, terminal)
 
 
+class Explored(enum.StrEnum):
+    """How an exploration ended where TLC's own verdict does not say it."""
+
+    OVER_BUDGET = "over_budget"  #: more distinct states than the budget
+    UNREADABLE = "unreadable"    #: TLC ran, but its state dump could not be read
+    VACUOUS = "vacuous"          #: no initial state
+
+
+def exploration_verdict(text: str) -> Verdict | Explored:
+    """The verdict named `text` (a cache written before verdicts were enums holds text)."""
+    return Explored(text) if text in Explored._value2member_map_ else Verdict(text)
+
+
 @dataclass(frozen=True)
 class Exploration:
-    """A graph, or why there is none: `verdict` ok, over_budget, or TLC's verdict."""
+    """A graph (`verdict` Verdict.OK), or why there is none: `Explored`, or TLC's verdict."""
 
     graph: StateGraph | None
-    verdict: str
+    verdict: Verdict | Explored
     detail: str = ""
     seconds: float = 0.0
     tlc_runs: int = 0
@@ -268,8 +282,8 @@ def explore(harness: Harness, spec: SpecSource, cfg: ModelConfig, *,
             if hit is None:
                 found = _explored(harness, SpecSource(EXPLORE, files), model, args, budget,
                                   timeout)
-                if found.verdict in ("ok", "over_budget", "eval_error", "parse_error",
-                                     "config_bind_fail"):
+                if found.verdict in (Verdict.OK, Explored.OVER_BUDGET, Verdict.EVAL_ERROR,
+                                     Verdict.PARSE_ERROR, Verdict.CONFIG_BIND_FAIL):
                     _store(cache, key, found)
                 return found
     return replace(hit, seconds=0.0, tlc_runs=0)  # answered without TLC
@@ -298,18 +312,18 @@ def read_dot_safely(path: Path, budget: int | None = None) -> StateGraph | str |
 def _exploration(result: CheckResult, budget: int) -> Exploration:
     graph = result.extras.get("graph")
     if result.verdict is Verdict.OK and isinstance(graph, int):
-        return Exploration(None, "over_budget", f"more than {budget - 1} distinct states",
+        return Exploration(None, Explored.OVER_BUDGET, f"more than {budget - 1} distinct states",
                            result.seconds, 1)
     if result.verdict is not Verdict.OK or not isinstance(graph, StateGraph):
         detail = graph if isinstance(graph, str) else (result.violated or result.detail[:300])
-        verdict = "unreadable" if isinstance(graph, str) else result.verdict.value
+        verdict = Explored.UNREADABLE if isinstance(graph, str) else result.verdict
         return Exploration(None, verdict, detail, result.seconds, 1, result.message_codes)
     if len(graph) >= budget:
-        return Exploration(None, "over_budget", f"more than {budget - 1} distinct states",
+        return Exploration(None, Explored.OVER_BUDGET, f"more than {budget - 1} distinct states",
                            result.seconds, 1)
     if not graph.initial:
-        return Exploration(None, "vacuous", "no initial state", result.seconds, 1)
-    return Exploration(graph, "ok", "", result.seconds, 1)
+        return Exploration(None, Explored.VACUOUS, "no initial state", result.seconds, 1)
+    return Exploration(graph, Verdict.OK, "", result.seconds, 1)
 
 
 def _key(harness: Harness, files: Mapping[str, str], cfg: ModelConfig, args: Iterable[str],
@@ -328,7 +342,11 @@ def _load(cache: Path, key: str) -> Exploration | None:
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError,
             ValueError, TypeError, IndexError, KeyError):  # unreadable: missing
         return None
-    return found if isinstance(found, Exploration) else None
+    if not isinstance(found, Exploration):
+        return None
+    if not isinstance(found.verdict, Verdict | Explored):  # written when verdicts were text
+        found = replace(found, verdict=exploration_verdict(str(found.verdict)))
+    return found
 
 
 def _store(cache: Path, key: str, found: Exploration) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 import tree_sitter
 
-from tlc_harness.behavior.graphs import StateGraph, explore
+from tlc_harness.behavior.graphs import Explored, StateGraph, explore
 from tlc_harness.behavior.rules import RULES, Layout
 from tlc_harness.behavior.search import spec_shape
 from tlc_harness.behavior.values import (
@@ -303,7 +303,7 @@ def representation_variants(harness: Harness, files: Mapping[str, str], main: st
                     budget=max_states + 1)
     if found.graph is None:
         why = (f"skipped: the reference's graph has more than {max_states} states"
-               if found.verdict == "over_budget" else
+               if found.verdict == Explored.OVER_BUDGET else
                f"the reference's graph cannot be explored ({found.verdict}: {found.detail[:200]})")
         return [unmade(k, why) for k in kinds]
     shape, graph = spec_shape(files, main), found.graph

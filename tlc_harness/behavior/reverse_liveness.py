@@ -22,6 +22,7 @@ as is an `ok` whose forward run could not evaluate R's own fairness.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -34,8 +35,17 @@ from tlc_harness.source.formulas import TemporalParts, temporal_conjuncts
 from tlc_harness.tools.results import LIMIT_VERDICTS, CheckResult, Verdict
 from tlc_harness.tools.runner import Harness
 
-#: the statuses of a reverse liveness check, as the details of an `ok` record them
-CHECKED = "checked"
+
+class LivenessStatus(enum.StrEnum):
+    """What a reverse liveness run found (the details of an `ok` record it as text)."""
+
+    CHECKED = "checked"      #: every output behavior followed satisfies the output's liveness
+    VIOLATED = "violated"    #: a fair reference behavior whose only output behavior violates it
+    LIMIT = "limit"          #: TLC's time or memory ran out
+    UNCHECKED = "unchecked"  #: it could not be run or evaluated
+
+
+CHECKED = LivenessStatus.CHECKED
 
 
 @dataclass(frozen=True)
@@ -43,7 +53,7 @@ class ReverseLiveness:
     """One run for the output's temporal conjuncts: `status` checked, violated, limit (TLC's
     time or memory ran out) or unchecked (it could not be run or evaluated), and why."""
 
-    status: str
+    status: LivenessStatus
     reason: str
     check: CheckResult | None = None
 
@@ -107,7 +117,7 @@ def check_reverse_liveness(harness: Harness, ref: Reference, staged: Staged, can
                  if ref.cfg.specification else TemporalParts())
     for whose, parts in (("the output's", out), ("the reference's", ref_parts)):
         if parts.unreadable is not None:
-            return ReverseLiveness("unchecked", f"{whose} formula cannot be split into its "
+            return ReverseLiveness(LivenessStatus.UNCHECKED, f"{whose} formula cannot be split into its "
                                    f"safety part and temporal conjuncts ({parts.unreadable})")
     src, cfg = forward_wrapper(ref, staged, cand, values,
                                liveness=Liveness(ref_parts.conjuncts, out.conjuncts))
@@ -121,17 +131,18 @@ def check_reverse_liveness(harness: Harness, ref: Reference, staged: Staged, can
                "cut is none of the reference's" if cut else "the mapping takes several output "
                "states to one of the reference's, so another output behavior above the same "
                "one may satisfy them")
-        return ReverseLiveness("unchecked", f"a behavior of the output whose image satisfies the "
+        return ReverseLiveness(LivenessStatus.UNCHECKED,
+                               f"a behavior of the output whose image satisfies the "
                                f"reference's fairness and liveness violates the output's "
                                f"({label}), but {why}", check)
     if check.verdict is Verdict.PROPERTY_VIOLATED:
-        return ReverseLiveness("violated", f"a behavior of the output whose image satisfies the "
+        return ReverseLiveness(LivenessStatus.VIOLATED, f"a behavior of the output whose image satisfies the "
                                f"reference's fairness and liveness violates the output's "
                                f"({label})", check)
     if check.verdict in LIMIT_VERDICTS:
-        return ReverseLiveness("limit", f"the run of the output's temporal conjuncts: {label}",
+        return ReverseLiveness(LivenessStatus.LIMIT, f"the run of the output's temporal conjuncts: {label}",
                                check)
-    return ReverseLiveness("unchecked", f"TLC cannot evaluate the output's temporal conjuncts "
+    return ReverseLiveness(LivenessStatus.UNCHECKED, f"TLC cannot evaluate the output's temporal conjuncts "
                            f"under the reference's ({label}: {check.detail.strip()[:160]})",
                            check)
 

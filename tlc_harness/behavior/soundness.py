@@ -10,8 +10,9 @@ a decided verdict whose facts are missing is `undecided` (`facts_missing`). Then
 
 - an `ok` is `justified` when every value is justified (a guessed one makes it `undecided`);
 - a failure of the output's own run decides only when the run stopped in the output's own
-  definitions (or has no initial state) under values the task or the output fixes
-  (`own_run`); else it is a limit, `undecided` (`own_run_limit`);
+  definitions (or has no initial state) under values the task or the output fixes, or a
+  count of a reference set its own ASSUME names under the only pairing (`own_run`); else it
+  is a limit, `undecided` (`own_run_limit`);
 - a failure under a guessed value is `no_mapping` (`constant_unjustified`);
 - a failure under a pairing of constants that is neither by name (the same names, names one
   of which holds the other: `search.named_alike`, or the same role by use:
@@ -109,7 +110,8 @@ def _own_run(result: BehaviorResult, facts: VerdictFacts) -> BehaviorResult:
         return replace(result, verdict=BehaviorVerdict.UNDECIDED, code=Reason.OWN_RUN_LIMIT,
                        reason=f"the output's own run stops at {facts.own_run_error}, a limit of "
                        f"TLC, not a difference in behavior: {result.reason}")
-    chosen = grader_chosen(facts.constants)
+    chosen = grader_chosen(facts.constants, counts=facts.pairings is not None
+                           and facts.pairings.total == 1)
     if chosen:
         return replace(result, verdict=BehaviorVerdict.UNDECIDED, code=Reason.OWN_RUN_LIMIT,
                        reason=f"the output's own run fails under values the grader chose for "
@@ -121,13 +123,18 @@ def _own_run(result: BehaviorResult, facts: VerdictFacts) -> BehaviorResult:
     return _classed(result, soundness, MappingBasis.OWN_RUN)
 
 
-def grader_chosen(constants: tuple[ConstantFact, ...]) -> list[str]:
+def grader_chosen(constants: tuple[ConstantFact, ...], *, counts: bool = False) -> list[str]:
     """The output constants whose values the grader chose: all but those paired by their own
     name, fixed by the output's ASSUME, not read (and named by no ASSUME), unused, or each
-    value of a BOOLEAN."""
+    value of a BOOLEAN; with `counts` (the only pairing of the output's constants with the
+    reference's), also not a count of a reference set that the output's own ASSUME names
+    (it says the constant is a number; the reference's instance has that many things, and
+    TLC's run checks the ASSUME admits the count before it goes on: by count, the value the
+    reference's instance means)."""
     return [c.name for c in constants
             if not (c.source in _OWN_SOURCES and not c.named_by_assume
                     or c.source is ValueSource.REFERENCE_CONSTANT and c.by_name
+                    or c.source is ValueSource.REFERENCE_COUNT and c.named_by_assume and counts
                     or c.source is ValueSource.EVERY_VALUE and c.value in ("TRUE", "FALSE"))]
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from tlc_harness.behavior.search import SpecShape, spec_shape
 from tlc_harness.behavior.verdicts import Reason
 from tlc_harness.source.cfg import ModelConfig
-from tlc_harness.source.formulas import infinite_sets
+from tlc_harness.source.formulas import infinite_sets, spec_expressions
 from tlc_harness.source.identifiers import analyze_task
 from tlc_harness.source.rename import RenameError, rename_module_names
 from tlc_harness.source.stdlib import TLA_KEYWORDS, standard_names
@@ -317,8 +317,28 @@ def stage_output(files: Mapping[str, str], main: str, ref: Reference) -> Staged:
                   "ref_pc_is_function": bool(re.search(r"\bpc\s*=\s*\[", "\n".join(
                       ref.files.values())))}
     init, nxt, spec = entry_points(out_shape, renamed, ref)
+    if (init is None or nxt is None) and spec is not None:
+        # a formula `Spec == I /\\ [][N]_v` whose parts are expressions (`[][A \\/ B]_v`,
+        # `Init(s)`): they are named, in the scratch copy, as the grade's entry points
+        parts = spec_expressions(renamed, spec)
+        main_file = f"{OUT_MODULE}.tla"
+        end = list(re.finditer(r"^={4,}", renamed[main_file], re.M)) if parts else []
+        if parts and end:
+            cut = end[-1].start()
+            text = renamed[main_file]
+            conjuncts = [f"{ENTRY_INIT}_{k} =={part}\n" for k, part in enumerate(parts[0])]
+            whole = " /\\ ".join(f"{ENTRY_INIT}_{k}" for k in range(len(parts[0])))
+            renamed = {**renamed, main_file: f"{text[:cut]}{''.join(conjuncts)}"
+                       f"{ENTRY_INIT} == {whole}\n{ENTRY_NEXT} =={parts[1]}\n{text[cut:]}"}
+            out_shape = spec_shape(renamed, OUT_MODULE)
+            init, nxt = ENTRY_INIT, ENTRY_NEXT
     return Staged(renamed, OUT_MODULE, out_shape, ref_shape, out_init=init, out_next=nxt,
                   out_spec=spec, module_table=table, **labels)
+
+
+#: the names the scratch copy gives the parts of a specification formula written as
+#: expressions (`stage_output`)
+ENTRY_INIT, ENTRY_NEXT = "AliasEntryInit", "AliasEntryNext"
 
 
 

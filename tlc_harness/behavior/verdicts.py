@@ -198,6 +198,7 @@ class ValueSource(enum.StrEnum):
     REFERENCE_CONSTANT = "reference_constant"
     REFERENCE_DEFINITION = "reference_definition"
     REFERENCE_COUNT = "reference_count"
+    REFERENCE_ROLE = "reference_role"
     OUTPUT_ASSUME = "output_assume"
     OPAQUE_TOKEN = "opaque_token"  # noqa: S105 (a source of a value, not a secret)
     UNUSED = "unused"
@@ -223,6 +224,9 @@ _SOURCES = {
     _S.REFERENCE_CONSTANT: "the cfg value of the paired reference constant",
     _S.REFERENCE_DEFINITION: "the reference's literal definition of the constant's own name",
     _S.REFERENCE_COUNT: "the size of a paired reference set, `1..N` of a count, `ProcSet`",
+    _S.REFERENCE_ROLE: "the literal the reference's Init writes where the output's Init "
+                       "writes the constant, for a variable of the same name (`u = 24` for "
+                       "`u = InitU`, `v \\in 1 .. 50` for `v \\in 1 .. MaxV`)",
     _S.OUTPUT_ASSUME: "the output's own `ASSUME C = value`",
     _S.OPAQUE_TOKEN: "a constant used only as a symbol: a model value of its own name",
     _S.UNUSED: "no module uses it: any value will do",

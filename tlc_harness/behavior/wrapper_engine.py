@@ -20,6 +20,7 @@ from tlc_harness.behavior.own_run import own_run_error
 from tlc_harness.behavior.policy import Job
 from tlc_harness.behavior.reverse_liveness import (
     ITSELF,
+    LivenessStatus,
     check_reverse_liveness,
     checked_as_itself,
     temporal_output,
@@ -179,12 +180,12 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
                 live = check_reverse_liveness(harness, ref, st, cand, values, one_to_one=True,
                                               timeout=timeout)  # a renaming
             runs += live.runs
-            if live.status == "violated" and live.check is not None:
+            if live.status is LivenessStatus.VIOLATED and live.check is not None:
                 liveness_failures += 1
                 first_trace = live.check.trace or first_trace
                 attempts[-1] = replace(attempts[-1], reverse=live.reason[:200])
                 continue
-            if live.status == "limit":
+            if live.status is LivenessStatus.LIMIT:
                 undecided = undecided or live.reason
                 undecided_code = limit_reason(live.check.verdict) if live.check else undecided_code
                 continue

@@ -149,6 +149,35 @@ def conjunction_items(node: Node) -> Iterator[Node]:
         yield node
 
 
+def spec_expressions(files: Mapping[str, str], spec: str
+                     ) -> tuple[tuple[str, ...], str] | None:
+    """(initial predicate's conjuncts, next-state action) of `spec == I /\\ [][N]_v /\\ F`,
+    whatever I and N are (`Init(s)`, `x \\in 1..5`, `A \\/ B`): the conjuncts before the
+    one box of action, and its action, each as text that starts on a new line at its own
+    column (so a bulleted list inside keeps its layout); the conjuncts after it (fairness,
+    temporal formulas) are left to the readers of temporal parts. None where the formula has
+    not that shape."""
+    defs = top_definitions(files)
+    if spec not in defs or defs[spec][2]:
+        return None
+    body, src, _ = defs[spec]
+    items = list(conjunction_items(body))
+    boxes = [i for i, item in enumerate(items) if is_box_of_action(item)]
+    if len(boxes) != 1 or boxes[0] == 0:
+        return None
+    init = items[:boxes[0]]
+    if any(re.search(r"\[\]|<>|~>|\b[WS]F_", _text(src, item)) for item in init):
+        return None
+    rhs = items[boxes[0]].child_by_field_name("rhs")
+    action = [c for c in rhs.children if c.is_named][:1] if rhs is not None else []
+    if not action:
+        return None
+
+    def placed(node: Node) -> str:
+        return "\n" + " " * node.start_point[1] + _text(src, node)
+    return tuple(placed(item) for item in init), placed(action[0])
+
+
 def is_box_of_action(node: Node) -> bool:
     """Whether `node` is `[][A]_v`."""
     return node.type == "bound_prefix_op" and getattr(

@@ -9,13 +9,18 @@ Both directions of refinement make the image of the output's reachable states th
 reachable states, so h maps the output variable's values onto the reference variable's:
 
 - with fewer output values than reference values no h is onto: every mapping fails;
-- with as many, h is a bijection, and every bijection of the two value sets (at most
-  `MAX_VALUES` values each, `MAX_MEMBERS` combinations in all) is checked on the graphs;
-  values that hold numbers stand for themselves where both sides hold numbers (a count is
-  that count, as in the grammar): where those differ, an offset or a renumbering might fit,
-  and the class is not complete; numbers where the reference has none (processes `1..N` for
+- with as many, h is a bijection, and every bijection of the two value sets is checked on the
+  graphs or shown to fail (`bijections`: the members that could pass keep how states and
+  steps hold the values; within `MAX_NODES` partial assignments); values that hold numbers
+  stand for themselves where both sides hold the same numbers (a count is that count, as in
+  the grammar); where they hold other numbers (an offset, a renumbering) every bijection of
+  all the values is the class; numbers where the reference has none (processes `1..N` for
   its model values) are values like any other;
 - with more, h may merge values, which bijections do not cover: the class is not complete.
+
+Where only some reference variables have a namesake, the others are read as any function of
+the output's whole state: each member of the named ones' class is decided for every such
+reading at once (`unnamed`), or the class is not complete.
 
 A failure stands when every member of the class fails on the graphs, or passes with the very
 image of the mapping the failure was found under (TLC's verdict under that mapping is then
@@ -29,12 +34,15 @@ import math
 from dataclasses import dataclass
 
 from tlc_harness.behavior import checks
+from tlc_harness.behavior.graph_engine import bijections, unnamed
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.values import Value, atoms, is_number, sort_key
 
-MAX_VALUES = 6          # values of one variable whose bijections are all tried (720)
-MAX_MEMBERS = 5_000     # combinations of bijections checked
+MAX_VALUES = 6          # forward only: values of one variable whose bijections are all tried
+MAX_MEMBERS = 5_000     # forward only: combinations of bijections checked
 MAX_WORK = 3_000_000    # output states imaged in all
+MAX_NODES = 200_000     # partial assignments of the colour-keeping search
+MAX_PAIRS = 5_000_000   # pairs of images compared for the variables the output does not name
 
 
 @dataclass(frozen=True)
@@ -65,10 +73,15 @@ def named_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None = N
     sets), where a member fails only forward."""
     lowered = {v.lower(): v for v in out.variables}
     columns: list[tuple[list[Value], list[Value], list[Value]]] = []
+    ref_columns: list[list[Value]] = []
+    fixed: list[frozenset[Value]] = []
+    nameless = [r for r in ref.variables if r.lower() not in lowered]
+    if nameless and (forward_only or len(nameless) == len(ref.variables)):
+        return ClassCheck(False, f"the output has no variable named {nameless[0]}")
     for r in ref.variables:
         g = lowered.get(r.lower())
         if g is None:
-            return ClassCheck(False, f"the output has no variable named {r}")
+            continue  # read as any function of the output's state (`unnamed`)
         g_col, r_col = out.column(g), ref.column(r)
         g_vals = sorted(set(g_col), key=sort_key)
         r_vals = sorted(set(r_col), key=sort_key)
@@ -80,15 +93,96 @@ def named_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None = N
             return ClassCheck(False, f"the output's {g} takes {len(g_vals)} values, the "
                               f"reference's {r} {len(r_vals)}: a mapping may merge them")
         g_num, r_num = _numeric(g_vals), _numeric(r_vals)
-        if g_num and r_num:  # numbers for numbers stand for themselves
-            if g_num != r_num:
-                return ClassCheck(False, f"the output's {g} holds other numbers than the "
-                                  f"reference's {r}: an offset or a renumbering may fit")
-            g_vals = [v for v in g_vals if v not in g_num]
-            r_vals = [v for v in r_vals if v not in r_num]
-        if len(g_vals) > MAX_VALUES:
-            return ClassCheck(False, f"{r} takes {len(r_vals)} values (more than {MAX_VALUES})")
-        columns.append((g_col, g_vals, r_vals))
+        same_numbers = bool(g_num) and g_num == r_num  # numbers for numbers: themselves
+        fixed.append(frozenset(g_num) if same_numbers else frozenset())
+        if forward_only and g_num and r_num and not same_numbers:
+            return ClassCheck(False, f"the output's {g} holds other numbers than the "
+                              f"reference's {r}: an offset or a renumbering may fit")
+        columns.append((g_col, [v for v in g_vals if v not in fixed[-1]],
+                        [v for v in r_vals if v not in fixed[-1]]))
+        ref_columns.append(r_col)
+    if forward_only:
+        return _every_bijection(out, ref, columns, found=found, deadlock=deadlock)
+    members = math.prod(math.factorial(len(g_vals)) for _, g_vals, _ in columns)
+    out_side = bijections.project([c for c, _, _ in columns], out.initial, out.edges)
+    ref_side = bijections.project(ref_columns, ref.initial, ref.edges)
+    refined = bijections.refine(out_side, ref_side, fixed)
+    if refined.plain is not None:
+        return ClassCheck(True, f"{refined.plain}: each of the {members} bijections of the "
+                          f"named variables' values fails", members)
+    index = ref.index()
+    edges = set(ref.edges)
+    checked = 0
+    keys = list(zip(*(g_col for g_col, _, _ in columns), strict=True))
+    ref_keys = list(zip(*ref_columns, strict=True))
+    for tables in bijections.candidates(refined, out_side, ref_side, MAX_NODES):
+        if tables is None or (checked + 1) * len(out.states) > MAX_WORK:
+            return ClassCheck(False, f"{refined.count()} bijections of the named variables' "
+                              f"values keep how states and steps hold them: more than the "
+                              f"check's budget", members)
+        checked += 1
+        named = [tuple(t.get(v, v) for t, v in zip(tables, key, strict=True)) for key in keys]
+        if nameless:
+            verdict = _with_unnamed(out, ref, named, ref_keys, edges, found=found,
+                                    deadlock=deadlock, reverse_budget=reverse_budget)
+        else:
+            verdict = _member(out, ref, [index.get(k, -1) for k in named], edges, found=found,
+                              deadlock=deadlock, reverse_budget=reverse_budget)
+        if verdict is not None:
+            return ClassCheck(False, verdict, members)
+    others = (f"; {', '.join(nameless)}, which the output names nowhere, as any function of "
+              f"its state" if nameless else "")
+    return ClassCheck(True, f"each of the {members} bijections of the named variables' values "
+                      f"fails on the graphs{others} ({checked} keep how states and steps hold "
+                      f"the values and were checked; the others cannot pass)", members)
+
+
+def _with_unnamed(out: StateGraph, ref: StateGraph, named: list[tuple[Value, ...]],
+                  ref_keys: list[tuple[Value, ...]], edges: set[tuple[int, int]], *,
+                  found: list[int] | None, deadlock: bool, reverse_budget: int) -> str | None:
+    """None where the member fails whatever the reference variables without a namesake read
+    (`unnamed`); else why the class is not shown to fail."""
+    options = unnamed.domains(named, ref, ref_keys)
+    if options is None:
+        return None  # an output state's named values are no reference state's
+    status, _ = unnamed.narrow(out, ref, options, MAX_PAIRS)
+    if status == unnamed.FAILS:
+        return None
+    if status == unnamed.BUDGET:
+        return "the choices for the variables the output does not name are over the budget"
+    if all(len(o) == 1 for o in options):  # the member's one mapping
+        return _member(out, ref, [next(iter(o)) for o in options], edges, found=found,
+                       deadlock=deadlock, reverse_budget=reverse_budget)
+    return ("under a bijection of the named variables' values, the variables the output does "
+            "not name may be read in more than one way")
+
+
+def _member(out: StateGraph, ref: StateGraph, image: list[int], edges: set[tuple[int, int]],
+            *, found: list[int] | None, deadlock: bool, reverse_budget: int,
+            forward_only: bool = False) -> str | None:
+    """None where the member with this image fails (or is `found`'s, whose failure TLC
+    found); else why the class is not shown to fail."""
+    if image == found or any(i < 0 for i in image):
+        return None  # `found`'s own failure; a state outside R fails forward
+    if not checks.forward(out, ref, image, edges, deadlock=deadlock).ok:
+        return None
+    if forward_only:
+        return "a bijection of the named variables' values holds forward"
+    rev = checks.reverse(out, ref, image, budget=reverse_budget)
+    if rev.limited:
+        return "the reverse check's budget ran out on the class"
+    if rev.ok:
+        return "a bijection of the named variables' values holds both ways"
+    return None
+
+
+def _every_bijection(out: StateGraph, ref: StateGraph,
+                     columns: list[tuple[list[Value], list[Value], list[Value]]], *,
+                     found: list[int] | None, deadlock: bool) -> ClassCheck:
+    """On part of the output's graph (forward only), where no count holds: every bijection in
+    turn, within the budget."""
+    if any(len(g_vals) > MAX_VALUES for _, g_vals, _ in columns):
+        return ClassCheck(False, f"a named variable takes more than {MAX_VALUES} values")
     members = math.prod(math.factorial(len(g_vals)) for _, g_vals, _ in columns)
     if members > MAX_MEMBERS or members * len(out.states) > MAX_WORK:
         return ClassCheck(False, f"{members} bijections of the named variables' values are "
@@ -102,18 +196,9 @@ def named_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None = N
         keys = zip(*([table.get(v, v) for v in g_col]
                      for (g_col, _, _), table in zip(columns, tables, strict=True)), strict=True)
         image = [index.get(key, -1) for key in keys]
-        if image == found or any(i < 0 for i in image):
-            continue  # `found`'s own failure; a state outside R fails forward
-        if not checks.forward(out, ref, image, edges, deadlock=deadlock).ok:
-            continue
-        if forward_only:
-            return ClassCheck(False, "a bijection of the named variables' values holds forward",
-                              members)
-        rev = checks.reverse(out, ref, image, budget=reverse_budget)
-        if rev.limited:
-            return ClassCheck(False, "the reverse check's budget ran out on the class", members)
-        if rev.ok:
-            return ClassCheck(False, "a bijection of the named variables' values holds both "
-                              "ways", members)
+        verdict = _member(out, ref, image, edges, found=found, deadlock=deadlock,
+                          reverse_budget=0, forward_only=True)
+        if verdict is not None:
+            return ClassCheck(False, verdict, members)
     return ClassCheck(True, f"each of the {members} bijections of the named variables' values "
                       f"fails on the graphs", members)

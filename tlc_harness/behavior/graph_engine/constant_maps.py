@@ -24,8 +24,9 @@ from tlc_harness.behavior.graph_engine.constant_values import (
     operator_functions,
     unused_constants,
 )
+from tlc_harness.behavior.graph_engine.initial_roles import forced_by_init
 from tlc_harness.behavior.search import assignments, named_alike, used_alike, value_type
-from tlc_harness.behavior.staging import CfgValues, Reference, Staged
+from tlc_harness.behavior.staging import CfgValues, Reference, Staged, formula_parts
 from tlc_harness.behavior.verdicts import ValueSource
 from tlc_harness.source.formulas import (
     assumed_equalities,
@@ -88,6 +89,9 @@ class ConstantPlan:
     ref_booleans: Mapping[str, str] = field(default_factory=dict)
     #: output constants whose own ASSUME fixes their value (`ASSUME Hours = 1..12`)
     assumed: frozenset[str] = frozenset()
+    #: output constants in the place of a literal of the reference's Init
+    #: (`initial_roles.forced_by_init`: `u = InitU` where the reference has `u = 24`)
+    by_role: frozenset[str] = frozenset()
     #: free numbers whose own ASSUME bounds them to a small set, every number of it swept
     enumerated: frozenset[str] = frozenset()
     #: (output constant, reference constant) pairs whose names say they are the same thing,
@@ -97,6 +101,10 @@ class ConstantPlan:
     #: how many pairings of the output's constants with the reference's values exist (the
     #: plan keeps the likeliest `MAX_CONSTANT_MAPS` as `groups`)
     pairings: int = 1
+    #: output constants the output's own ASSUMEs name (`ASSUME N \in Nat /\ N >= 2`): one
+    #: that takes a count of the reference's is recorded `named_by_assume` (the output says
+    #: it is a number, and TLC checks the ASSUME admits the count before its run goes on)
+    assume_named: frozenset[str] = frozenset()
 
     def plays_roles(self, const_map: Mapping[str, str]) -> bool:
         """Whether the values `const_map` gives the output's BOOLEAN constants are those of
@@ -123,6 +131,8 @@ class ConstantPlan:
                 source = ValueSource.NOT_READ if g in self.unread else ValueSource.UNUSED
             elif g in self.assumed:
                 source = ValueSource.OUTPUT_ASSUME
+            elif g in self.by_role:
+                source = ValueSource.REFERENCE_ROLE
             elif g in self.symbols:
                 source = ValueSource.OPAQUE_TOKEN
             elif g in self.booleans and r in ("TRUE", "FALSE"):
@@ -139,7 +149,8 @@ class ConstantPlan:
                 source = ValueSource.REFERENCE_COUNT
             found[g] = {"value": self.values.literals.get(r, r).strip(), "from": r,
                         "source": source.value}
-            if g in self.assumed_unread:
+            if g in self.assumed_unread or (source is ValueSource.REFERENCE_COUNT
+                                            and g in self.assume_named):
                 found[g]["named_by_assume"] = True
             if (source is ValueSource.REFERENCE_CONSTANT and (g, r) in self.alike) or \
                     (source is ValueSource.REFERENCE_DEFINITION and (g, r) in self.alike_definitions):
@@ -162,6 +173,7 @@ class ConstantPlan:
         return sorted(g for g, r in const_map.items()
                       if r not in ("TRUE", "FALSE", UNUSED) and g not in self.symbols
                       and g not in self.assumed and g not in self.assumed_unread
+                      and g not in self.by_role
                       and not (r == g and r in self.own_name_definitions)
                       and not ((g, r) in self.alike_definitions and shared[r] == 1)
                       and not (count[r] in self.typed_values and shared[count[r]] == 1
@@ -213,6 +225,18 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
     assumed = {c: said[c][0] for c in out_consts if len(said.get(c, ())) == 1
                and c not in unused and c not in usable and c not in booleans
                and is_literal(said[c][0])}
+    # a constant the output's Init writes where the reference's Init writes a literal, for a
+    # variable of the same name (`u = InitU` for `u = 24`), holds that literal (by role),
+    # where the output's own ASSUME names it (`ASSUME InitU \in Nat`: it says the constant
+    # is data; a token-like constant nothing describes is no role, only a guess)
+    assume_named = assumed_names(staged.out_files)
+    named = {v.lower() for v in staged.out_shape.variables} & \
+        {v.lower() for v in staged.ref_shape.variables}
+    by_role = forced_by_init(
+        staged.out_files, staged.out_init, ref.files, reference_init(ref),
+        {c for c in out_consts if c not in unused and c not in usable and c not in booleans
+         and c not in assumed and c in assume_named}, named)
+    assumed.update(by_role)
     # a constant used only as a symbol (`Null`, a message kind, a vote) names a thing: a model
     # value of its own name, distinct from every other value (any distinct values give the
     # same behaviors up to renaming them), not a reference number it could collide with;
@@ -258,7 +282,8 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
         literals.update({n: n for n in GUESSED_NUMBERS})
         types.update({n: "int" for n in GUESSED_NUMBERS})
         maps = assignments(paired, targets + GUESSED_NUMBERS, out_types, types, by_meaning=True)
-    facts = partial(ConstantPlan, ref_constants=frozenset(usable), assumed=frozenset(assumed),
+    facts = partial(ConstantPlan, ref_constants=frozenset(usable),
+                    assumed=frozenset(set(assumed) - set(by_role)), by_role=frozenset(by_role),
                     alike=frozenset(named_alike(out_consts, usable)),
                     used_alike=frozenset(used_alike(out_consts, usable, *roles, out_types,
                                                     dict(staged.ref_shape.types))),
@@ -266,7 +291,8 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
                     alike_definitions=frozenset(alike_definitions),
                     definition_counts=counts_named,
                     out_types=out_types, symbols=frozenset(symbols),
-                    unread=frozenset(unread), assumed_unread=frozenset(assumed_unread - unused))
+                    unread=frozenset(unread), assumed_unread=frozenset(assumed_unread - unused),
+                    assume_named=assume_named & frozenset(out_consts))
     if not maps:
         return facts(groups=(), values=replace(values, literals=literals))
     literals.update({"TRUE": "TRUE", "FALSE": "FALSE", UNUSED: UNUSED, **symbols})
@@ -390,6 +416,17 @@ def _plays_roles(const_map: Mapping[str, str], booleans: tuple[str, ...],
         return False
     free = Counter(v for r, v in ref_booleans.items() if r not in const_map.values())
     return not Counter(const_map[b] for b in booleans) - free
+
+
+def reference_init(ref: Reference) -> str | None:
+    """The name of the reference's initial predicate: its cfg's INIT, or the one its
+    SPECIFICATION formula names (`Spec == Init /\\ [][Next]_vars`)."""
+    if ref.cfg.init:
+        return ref.cfg.init
+    if ref.cfg.specification:
+        parts = formula_parts("\n".join(ref.files.values()), ref.cfg.specification)
+        return parts[0] if parts else None
+    return None
 
 
 def _is_pluscal(ref: Reference) -> bool:

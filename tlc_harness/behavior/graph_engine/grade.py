@@ -46,7 +46,7 @@ from tlc_harness.behavior.graph_engine.value_sweeps import (
     exhaustive,
     further,
 )
-from tlc_harness.behavior.graphs import Exploration, StateGraph
+from tlc_harness.behavior.graphs import Exploration, Explored, StateGraph
 from tlc_harness.behavior.own_run import own_run_error
 from tlc_harness.behavior.policy import Job, StepAside
 from tlc_harness.behavior.search import Candidate
@@ -120,7 +120,7 @@ class GraphGrade(ValueSweeps, LateChecks):
         ref_graph = self.explore(SpecSource(ref.main, dict(ref.files)), ref.cfg, ref.tlc_args,
                                  cached=True)
         if ref_graph.graph is None:
-            if ref_graph.verdict == "over_budget":
+            if ref_graph.verdict == Explored.OVER_BUDGET:
                 return self.step_aside(f"the reference's graph has {ref_graph.detail}",
                                        Reason.STATE_BUDGET)
             if ref_graph.verdict in LIMITS:
@@ -228,7 +228,7 @@ class GraphGrade(ValueSweeps, LateChecks):
                                                     *staged.ref_shape.definitions)):
             # the reference's own text under its own model: TLC's graph is the reference's
             self.facts["output_graph_reused"] = True
-            found = Exploration(ref_graph, "ok")
+            found = Exploration(ref_graph, Verdict.OK)
         else:
             found = self.explore(own_spec, model.cfg, (), cached=False,
                                  definitions=model.definitions, budget=budget,
@@ -238,7 +238,7 @@ class GraphGrade(ValueSweeps, LateChecks):
                                f"stops ({found.verdict}: {found.detail[:200]}), which the bound may "
                                f"cause", Reason.INFINITE_SET)
         if found.graph is None:
-            if found.verdict == "over_budget":
+            if found.verdict == Explored.OVER_BUDGET:
                 why = (f"cut at the reference's CONSTRAINT under {describe(cut)}" if cut
                        else "the reference is bounded by a CONSTRAINT the output's run lacks"
                        if bounded else f"{OUTPUT_FACTOR} times the reference's"
@@ -249,29 +249,29 @@ class GraphGrade(ValueSweeps, LateChecks):
             if found.verdict in LIMITS:
                 return self.result(BehaviorVerdict.UNDECIDED, f"exploring the output: {found.detail}",
                                    limit_reason(Verdict(found.verdict)))
-            if found.verdict == "assumption_failed":  # these values do not fit its constants
+            if found.verdict == Verdict.ASSUMPTION_FAILED:  # these values do not fit its constants
                 return self.result(BehaviorVerdict.NO_MAPPING, "the output's ASSUME rejects the reference's "
                                    f"values for its constants ({given_text(const_map)})",
                                    Reason.ASSUME_REJECTS, details={"assume_rejected": True})
             if cut is not None:  # the cut's mapping, or the output: its own run tells
                 own = self.explore(own_spec, model.cfg, (), cached=False,
                                    definitions=model.definitions, budget=budget)
-                if own.graph is not None or own.verdict == "over_budget" or \
+                if own.graph is not None or own.verdict == Explored.OVER_BUDGET or \
                         own.verdict in LIMITS:
                     return self.step_aside(f"the output's run cut at the reference's "
                                            f"CONSTRAINT under {describe(cut)} stops "
                                            f"({found.verdict}: {found.detail[:200]})",
                                            Reason.CONSTRAINT_CUT)
                 found = own
-            sets = staged.infinite_sets() if found.verdict == Verdict.EVAL_ERROR.value else None
+            sets = staged.infinite_sets() if found.verdict == Verdict.EVAL_ERROR else None
             if sets:
                 return self.bounded(staged, plan, values, const_map, ref_graph, model, sets)
-            why = ("the output has no initial state" if found.verdict == "vacuous" else
+            why = ("the output has no initial state" if found.verdict == Explored.VACUOUS else
                    f"the output's own run fails under the reference's constants "
                    f"({found.verdict}: {found.detail[:200]})")
             chosen = sorted(g for g, r in const_map.items()
                             if plan.typed_values.get(r) == "set")
-            if found.verdict == Verdict.EVAL_ERROR.value and chosen:
+            if found.verdict == Verdict.EVAL_ERROR and chosen:
                 # TLC compares an integer with a string only by stopping: a set of processes
                 # written as numbers may break an output that works with any other elements,
                 # such as model values (the translation pairs them with the numbers)

@@ -22,6 +22,7 @@ from tlc_harness.behavior.graph_engine.search_state import Inferred
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.policy import StepAside
 from tlc_harness.behavior.reverse_liveness import (
+    LivenessStatus,
     check_reverse_liveness,
     checked_as_itself,
     temporal_output,
@@ -127,12 +128,12 @@ class LateChecks(GradeBase):
                                           one_to_one=bool(image) and len(set(image)) == len(image),
                                           timeout=self.job.options.timeout)
         self.runs += live.runs
-        if live.status == "violated" and live.check is not None:
+        if live.status is LivenessStatus.VIOLATED and live.check is not None:
             return self.result(BehaviorVerdict.REVERSE_FAIL, f"the safety parts refine both ways "
                                f"under {describe(cand)}, but {live.reason}",
                                Reason.REVERSE_LIVENESS, trace=live.check.trace,
                                details={"trace_of": "output"})
-        if live.status == "limit" and live.check is not None:
+        if live.status is LivenessStatus.LIMIT and live.check is not None:
             return self.result(BehaviorVerdict.UNDECIDED, live.reason,
                                limit_reason(live.check.verdict))
         return {"reverse_liveness": live.status, "reverse_liveness_reason": live.reason}
