@@ -178,6 +178,41 @@ def test_init_next_module_beats_a_larger_helper() -> None:
     assert "no module named Absent; took Small" in got.notes
 
 
+def test_the_module_importing_the_others_is_the_specification() -> None:
+    # the helper holds Init and Next and is larger; the module that INSTANCEs it is the spec
+    core = SMALL.replace("Small", "Core").replace("Spec ==", "\\* padding\n" * 20 + "Spec ==")
+    top = ("---- MODULE Top ----\nEXTENDS Naturals\nVARIABLE x\nC == INSTANCE Core\n"
+           "TopSpec == C!Spec\n====\n")
+    for reply in (f"```\n{core}```\n```\n{top}```\n", top + "\n" + core):
+        got = extract_module(reply)
+        assert got.module_name == "Top"
+        assert set(got.other_modules) == {"Core"}
+        assert "2 modules found; took Top (imports the others)" in got.notes
+    # a chain: Top EXTENDS Mid EXTENDS Core
+    mid = "---- MODULE Mid ----\nEXTENDS Core\nK == 1\n====\n"
+    got = extract_module(core + mid + top.replace("C == INSTANCE Core", "").replace(
+        "EXTENDS Naturals", "EXTENDS Naturals, Mid").replace("C!Spec", "Spec"))
+    assert got.module_name == "Top"
+    assert set(got.other_modules) == {"Core", "Mid"}
+
+
+def test_two_specifications_on_one_helper_fall_back_to_init_and_next() -> None:
+    # Core is imported; of the two that import it, the one with Init and Next is taken
+    core = HELPER.replace("Helper", "Core")
+    lone = "---- MODULE Lone ----\nEXTENDS Core\nK == Double(2)\n" + "\\* pad\n" * 40 + "====\n"
+    spec = SMALL.replace("EXTENDS Naturals", "EXTENDS Naturals, Core")
+    got = extract_module(core + lone + spec)
+    assert got.module_name == "Small"
+    assert "3 modules found; took Small (not imported by another; defines Init and Next)" \
+        in got.notes
+
+
+def test_prefer_wins_over_the_importing_module() -> None:
+    core = SMALL.replace("Small", "Core")
+    top = "---- MODULE Top ----\nEXTENDS Core\n====\n"
+    assert extract_module(core + top, prefer="Core").module_name == "Core"
+
+
 def test_largest_then_first_when_nothing_else_decides() -> None:
     other = HELPER.replace("Helper", "Other")
     got = extract_module(HELPER + "\n" + other)

@@ -14,9 +14,12 @@ Decisions, each recorded in `Extraction.notes` when it applies:
   ends at the end of its code block (or of the reply) and gets a `====` line added.
 - A header SANY rejects (fewer than four dashes, no closing dashes: `--- MODULE X ---`) is
   rewritten as `---- MODULE X ----`. Text on the footer line after the `=` signs is dropped.
-- Several modules: the one named `prefer` if given and present; else those defining both `Init`
-  and `Next` (if any do); among the rest the largest, the earliest on a tie. The others are kept
-  in `other_modules`.
+- Several modules: the one named `prefer` if given and present; else the one module no other
+  module of the reply EXTENDS or INSTANCEs (a reply that gives a specification with the modules
+  it builds on: the importing module is the specification, whatever its helpers define); else,
+  among the modules not imported (all of them if every one is), those defining both `Init` and
+  `Next` (if any do), and among the rest the largest, the earliest on a tie. The others are
+  kept in `other_modules`.
 - A byte-order mark is dropped, Windows and old-Mac line endings become `\\n`, and `to_ascii`
   converts Unicode TLA+ symbols (the bundled 2020 SANY reads ASCII only).
 
@@ -284,14 +287,30 @@ def _defines(text: str, name: str) -> bool:
     return re.search(_DEFINES.format(name=name), text) is not None
 
 
+def _roots(found: list[_Found]) -> list[_Found]:
+    """The modules no other module of the reply EXTENDS or INSTANCEs (a module's own use of
+    its name does not count): what imports the rest is the specification they make up."""
+    imported: set[str] = set()
+    for f in found:
+        info = analyze_module(f.text)
+        imported |= {n for n in (*info.extends, *info.instances) if n != f.name}
+    return [f for f in found if f.name not in imported]
+
+
 def _choose(found: list[_Found], prefer: str | None) -> tuple[_Found, str | None]:
     if len(found) == 1:
         return found[0], None
     named = [f for f in found if f.name == prefer]
-    full = [f for f in found if _defines(f.text, "Init") and _defines(f.text, "Next")]
+    roots = _roots(found)
+    top = roots if roots and len(roots) < len(found) else []
+    candidates = top or found
+    full = [f for f in candidates if _defines(f.text, "Init") and _defines(f.text, "Next")]
     pool, rule = ((named, f"named {prefer}") if named else
-                  (full, "defines Init and Next") if full else (found, "largest"))
-    if len(pool) > 1 and rule != "largest":
+                  (top[:1], "imports the others") if len(top) == 1 else
+                  (full, "defines Init and Next") if full else (candidates, "largest"))
+    if top and len(top) > 1 and not named:
+        rule = f"not imported by another; {rule}"
+    if len(pool) > 1 and not rule.endswith("largest"):
         rule += "; largest of those"
     best = max(pool, key=lambda f: (len(f.text), -found.index(f)))
     return best, f"{len(found)} modules found; took {best.name} ({rule})"
