@@ -14,7 +14,7 @@ from alias_cli.common import (
     harness_from,
     print_json,
 )
-from alias_cli.task_args import add_task_source, resolve_task
+from alias_cli.task_args import add_task_id, add_task_source, resolve_task
 from alias_fixtures.grading.grade import CaseGrades, Grade, ReferenceCoverage, grade_output, reference_of
 from alias_fixtures.plugin.values import setting_type
 from alias_fixtures.tasks.task import TaskError
@@ -40,7 +40,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        "cfg) and behavior (refinement both ways against the variant's reference). "
                        "Exit status: 0 correct under --primary, 1 not correct, 2 error.")
     p.add_argument("output", help="the model's output: a .tla file or a text file with the reply")
-    p.add_argument("--task", required=True, help="a task folder, or the id of a built-in task")
+    p.add_argument("--task", required=True, help="a task folder, the id of a built-in task, or a "
+                   "collection (a TLA+-Bench release, a corpus) with --id")
     p.add_argument("--condition", choices=CONDITIONS,
                    default="original")
     p.add_argument("--maps", help="folder of <task_id>.json name maps (meaningful condition)")
@@ -71,6 +72,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="also print the wrapper modules and cfgs of the last mapping tried")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     add_task_source(p)
+    add_task_id(p)
     add_tool_options(p)
     p.set_defaults(func=run)
 

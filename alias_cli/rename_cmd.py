@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from alias_cli.common import ToolchainError, add_tool_options, fail, harness_from, print_json
-from alias_cli.task_args import add_task_source, resolve_task
+from alias_cli.task_args import add_task_id, add_task_source, resolve_task
 from alias_fixtures.tasks.task import TaskError
 from alias_fixtures.tasks.variants import Variant, VariantError, Verification, build_variant
 from tlc_harness.source.cfg import CfgError
@@ -29,6 +29,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--timeout", type=float, default=300.0, help="TLC time limit in s (300)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     add_task_source(p)
+    add_task_id(p)
     add_tool_options(p)
     p.set_defaults(func=run)
 

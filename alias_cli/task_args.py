@@ -33,9 +33,29 @@ def add_task_source(parser: argparse.ArgumentParser) -> None:
                         "up after the release's own (repeatable)")
 
 
+def add_task_id(parser: argparse.ArgumentParser) -> None:
+    """`--id`: one task of the collection `--task` names (a TLA+-Bench release, a corpus)."""
+    parser.add_argument("--id", dest="task_id", metavar="ID",
+                        help="the id of one task of the collection --task names (a TLA+-Bench "
+                        "release or a corpus folder); without it --task is one task's folder")
+
+
 def resolve_task(spec: str, args: argparse.Namespace) -> Task:
-    """One task: a folder path, or the id of a built-in task."""
+    """One task: a folder path, the id of a built-in task, or (`--id`) one task of the
+    collection `spec` names."""
     path = Path(spec)
+    wanted = getattr(args, "task_id", None)
+    if wanted is not None:
+        found = resolve_task_set(spec, args)
+        for task in found.tasks:
+            if task.id == wanted:
+                return task
+        for skipped in found.skipped:
+            if skipped.id == wanted:
+                raise TaskError(f"task {wanted} of {spec} cannot be used: {skipped.reason}")
+        sample = ", ".join(t.id for t in found.tasks[:8])
+        more = f", ... ({len(found.tasks)} in all)" if len(found.tasks) > 8 else ""
+        raise TaskError(f"{spec} holds no task {wanted!r} (its tasks: {sample or 'none'}{more})")
     if path.is_dir():
         return load_task(path, module=args.module, cfg=args.cfg)
     builtin = builtin_tasks_dir() / spec

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
 import pytest
 
+from alias_cli.task_args import add_task_id, add_task_source, resolve_task
 from alias_fixtures.tasks.loaders import load_sources, load_task_set, split_sources
 from alias_fixtures.tasks.release import ReleaseLayout, load_release
 from alias_fixtures.tasks.task import TaskError
@@ -203,3 +205,17 @@ def test_the_release_in_the_shared_corpus_loads(corpus: Path) -> None:
     assert list(tasks["1009"].modules) == ["BufferedRandomAccessFile.tla",
                                           "RandomAccessFile.tla", "Common.tla"]
     assert all(t.description for t in found.tasks)
+
+
+def test_one_task_of_a_release_is_picked_by_id(release: Release) -> None:
+    release.spec(1, "Clock", module("Clock"))
+    release.spec(2, "Broken", module("Broken", "Nowhere"))
+    parser = argparse.ArgumentParser()
+    add_task_source(parser)
+    add_task_id(parser)
+    picked = resolve_task(str(release.root), parser.parse_args(["--id", "1"]))
+    assert (picked.id, picked.main_module) == ("1", "Clock")
+    with pytest.raises(TaskError, match="task 2 of .* cannot be used: .*Nowhere"):
+        resolve_task(str(release.root), parser.parse_args(["--id", "2"]))
+    with pytest.raises(TaskError, match="holds no task '9' \\(its tasks: 1\\)"):
+        resolve_task(str(release.root), parser.parse_args(["--id", "9"]))
