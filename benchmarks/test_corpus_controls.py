@@ -1,4 +1,5 @@
-"""The grader's controls over the passing models of ../shared/corpus/tlaplus-examples (`slow`).
+"""The grader's controls over the passing models of ../shared/corpus/tlaplus-examples and the
+tasks of TLA+-Bench's release in ../shared/corpus/tla-bench-release (`slow`).
 
 Same controls as `test_controls.py`, on published specifications: each reference with a
 behavior must pass against itself (the grade's coverage), its verified renamed copy and a copy
@@ -7,8 +8,9 @@ must fail (CI: the mutants of a fixed third of the models, less one that takes m
 `ALIAS_FULL_CONTROLS=1`, as in `tox -e full`: all). Constant models (a cfg with no
 SPECIFICATION nor INIT/NEXT) must be reported `not_covered`. Models whose TLC run takes more
 than CONTROL_SECONDS are left out (their forward and reverse runs, times every control, exceed
-CI's budget); `scripts/grader_controls.py` measures them when asked. Skipped when the corpus
-is absent.
+CI's budget); `scripts/grader_controls.py` measures them when asked. Of the release's tasks
+(the study's Table J.1), CI runs the fixed sample RELEASE_SAMPLE and `ALIAS_FULL_CONTROLS=1`
+all. Skipped when the corpus is absent.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from alias_fixtures.grading.controls import (
     renamed_control,
     self_control,
 )
-from alias_fixtures.tasks.loaders import load_examples, shared_corpus
+from alias_fixtures.tasks.loaders import load_examples, load_task_set, shared_corpus
 from alias_fixtures.tasks.task import Task
 from tlc_harness.tools.runner import Harness
 
@@ -65,13 +67,23 @@ KNOWN_UNCOVERED: dict[str, str] = {
 }
 
 
+#: the release's tasks CI controls (ids of specs whose reference checks in well under a
+#: second and whose behavior the grade covers); `ALIAS_FULL_CONTROLS=1`: every task
+RELEASE_SAMPLE = frozenset({"1091", "1101", "1129", "1311", "1513"})
+
+
 @cache
 def _tasks() -> dict[str, Task]:
     corpus = shared_corpus(CHECKOUT)
     if corpus is None:
         return {}
     tasks = load_examples(corpus / "tlaplus-examples")
-    return {t.id: t for t in tasks if float(t.extra.get("seconds", 0)) <= CONTROL_SECONDS}
+    chosen = {t.id: t for t in tasks if float(t.extra.get("seconds", 0)) <= CONTROL_SECONDS}
+    if (corpus / "tla-bench-release").is_dir():
+        release = load_task_set(corpus / "tla-bench-release").tasks
+        full = bool(os.environ.get("ALIAS_FULL_CONTROLS"))
+        chosen |= {f"release.{t.id}": t for t in release if full or t.id in RELEASE_SAMPLE}
+    return chosen
 
 
 def _params(sample: bool = False) -> list[Any]:

@@ -1,7 +1,9 @@
 """Measure the behavior grader: coverage, positive controls accepted, mutants kept and rejected.
 
-Run: `python scripts/grader_controls.py [--corpus ../shared/corpus/tlaplus-examples] [--out F]`.
-On the built-in suite and (when given) the passing models of a tlaplus/Examples corpus:
+Run: `python scripts/grader_controls.py [--corpus ../shared/corpus/tlaplus-examples]
+[--release ../shared/corpus/tla-bench-release [--every N]] [--out F]`.
+On the built-in suite and (when given) the passing models of a tlaplus/Examples corpus and the
+tasks of a TLA+-Bench release (its system specs with a cfg; the study's Table J.1):
 - coverage: tasks whose reference passes the behavior grade against itself;
 - positives: renamed references (random CIR variant) and operator-renamed copies accepted;
 - negatives: mutants generated, kept (different reachable-state count), rejected;
@@ -28,7 +30,7 @@ from alias_fixtures.grading.controls import (
     renamed_control,
     self_control,
 )
-from alias_fixtures.tasks.loaders import load_examples, select_models
+from alias_fixtures.tasks.loaders import load_examples, load_task_set, select_models
 from alias_fixtures.tasks.task import Task, TaskError, builtin_tasks
 from tlc_harness.behavior.options import ENGINES, BehaviorOptions
 from tlc_harness.tools.runner import Harness
@@ -111,9 +113,31 @@ def _select_corpus(ap: argparse.ArgumentParser, args: argparse.Namespace,
     return corpus
 
 
+def _select_release(ap: argparse.ArgumentParser, args: argparse.Namespace,
+                    log: list[str]) -> list[Task]:
+    """The release's tasks to measure: every task (or `--only`), every `--every`-th of them
+    in id order; specs the loader skips are listed with their reason."""
+    try:
+        loaded = load_task_set(str(args.release))
+    except TaskError as exc:
+        ap.error(f"--release: {exc}")
+    log += [f"- release: {s.id}: not a task: {s.reason}" for s in loaded.skipped]
+    tasks = sorted(loaded.tasks, key=lambda t: (len(t.id), t.id))
+    if args.only:
+        unknown = set(args.only) - {t.id for t in tasks}
+        if unknown:
+            ap.error(f"--only: not a task of the release: {', '.join(sorted(unknown))}")
+        tasks = [t for t in tasks if t.id in args.only]
+    return tasks[::args.every]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--corpus", type=Path, help="a tlaplus/Examples corpus folder (optional)")
+    ap.add_argument("--release", type=Path,
+                    help="a TLA+-Bench release (its checkout or dataset_release folder)")
+    ap.add_argument("--every", type=int, default=1,
+                    help="only every N-th task of --release, in id order (a sample; 1)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--tries", type=int, default=6, help="mutants made per task (6)")
     ap.add_argument("--keep", type=int, default=3, help="kept mutants graded per task (3)")
@@ -133,17 +157,24 @@ def main() -> None:
     ap.add_argument("--no-builtin", action="store_true", help="leave out the built-in suite")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "grader_controls.md")
     args = ap.parse_args()
-    if args.only and not args.corpus:
-        ap.error("--only needs --corpus")
+    if args.only and not (args.corpus or args.release):
+        ap.error("--only needs --corpus or --release")
+    if args.only and args.corpus and args.release:
+        ap.error("--only with one of --corpus and --release")
+    if args.every < 1:
+        ap.error("--every must be at least 1")
     log: list[str] = []
     rows = []
     corpus = _select_corpus(ap, args, log) if args.corpus else None
+    release = _select_release(ap, args, log) if args.release else None
     started = time.monotonic()
     with Harness(tlc_timeout=args.timeout) as harness:
         if not args.no_builtin:
             rows.append(run_suite(harness, "built-in", builtin_tasks(), args, log))
         if corpus is not None:
             rows.append(run_suite(harness, "corpus", corpus, args, log))
+        if release is not None:
+            rows.append(run_suite(harness, "TLA+-Bench release", release, args, log))
     lines = ["# Behavior-grader controls", "",
              f"Command: `python scripts/grader_controls.py {' '.join(sys.argv[1:])}`", "",
              f"Behavior engine: `{args.engine}`.", "",
