@@ -126,6 +126,7 @@ class RunHeader(TypedDict, total=False):
     category: str
     module_path: str
     skipped_tasks: list[dict[str, str]]
+    preparation: dict[str, float]  # seconds, variants, verified_now (the rest from the cache)
 
 
 class ProbeRow(TypedDict, total=False):

@@ -53,6 +53,17 @@ def test_a_run_takes_several_sources_and_skips_a_broken_task(pytester: pytest.Py
     cases = [r for r in lines if r["kind"] == "case"]
     assert {r["task"]: r["published"] for r in cases} == {"hour_clock": False,
                                                          "up_down_counter": False}
+    # cold: both variants verified by TLC now, and the time it took, shown and recorded
+    result.stdout.fnmatch_lines(["*variants verified in * s (2 by TLC, the rest from the cache)*"])
+    assert header["preparation"]["variants"] == 2
+    assert header["preparation"]["verified_now"] == 2
+    assert header["preparation"]["seconds"] > 0
+    # warm: the same run again (same out folder, its variant cache) reads both from it
+    again = pytester.runpytest("-p", "no:cacheprovider", "--alias-tasks", f"{first},{second}",
+                               "--alias-model", "reference", "--alias-samples", "1",
+                               "--alias-conditions", "original", "--alias-out", str(out),
+                               "--alias-cache", str(pytester.path / "cache"))
+    again.stdout.fnmatch_lines(["*variants verified in * s (0 by TLC, the rest from the cache)*"])
 
 
 def test_a_missing_source_is_a_usage_error_not_a_crash(pytester: pytest.Pytester) -> None:

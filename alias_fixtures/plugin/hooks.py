@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -121,8 +122,12 @@ def _begin(config: pytest.Config, case_ids: list[str]) -> None:
     pairs = sorted({(i.split("/")[0], i.split("/")[1]) for i in case_ids})
     # the workers wait for their first case meanwhile: as many verifications at once
     workers = getattr(config.option, "numprocesses", None)
+    stored = alias.stored_variant_count()
+    began = time.monotonic()
     alias.verify_variants(pairs, jobs=max(workers if isinstance(workers, int) else 1,
                                           alias.settings.sweep_jobs))
+    alias.preparation = {"seconds": round(time.monotonic() - began, 3), "variants": len(pairs),
+                         "verified_now": alias.stored_variant_count() - stored}
     excluded = [(t, c, alias.variant(t, c)[1].reason) for t, c in pairs
                 if not alias.variant(t, c)[1].verified]
     from reports.plugin import start_results
@@ -133,7 +138,10 @@ def _begin(config: pytest.Config, case_ids: list[str]) -> None:
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is not None:
         reporter.write_line(f"ALIAS: {len(case_ids)} cases ({len(pairs)} task/condition "
-                            f"variants, model {alias.settings.model}); variants verified, "
+                            f"variants, model {alias.settings.model}); variants verified in "
+                            f"{alias.preparation['seconds']:.0f} s "
+                            f"({alias.preparation['verified_now']} by TLC, the rest from the "
+                            "cache), "
                             f"{len(excluded)} excluded; {len(alias.skipped)} task(s) of the "
                             "sources skipped")
         for task, cond, why in excluded:

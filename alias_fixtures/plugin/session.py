@@ -95,6 +95,8 @@ class AliasSession:
     _executor: GradingExecutor | None = None
     ray_address: str | None = None  # an xdist worker: the Ray its controller started
     _own_ray: bool = False          # this process started a private Ray (closed with it)
+    # the controller's variant verification: seconds, variants, how many TLC verified now
+    preparation: dict[str, float] = field(default_factory=dict)
     _variants: dict[tuple[str, str], tuple[Variant | None, Verification]] = field(
         default_factory=dict)
     _prices: Prices | None = None
@@ -177,6 +179,11 @@ class AliasSession:
             self._model = counted_if_remote(adapter, self.settings.tokenizer)
         return self._model
 
+    def stored_variant_count(self) -> int:
+        """How many verified variants the run's variant cache holds (cold or warm start)."""
+        folder = Path(self.settings.variant_cache)
+        return sum(1 for _ in folder.glob("*.json")) if folder.is_dir() else 0
+
     def _variant_store(self) -> VariantStore:
         return VariantStore(self.settings.variant_cache,
                             jar_sha256=self.harness.toolchain.jar_sha256)
@@ -226,6 +233,7 @@ class AliasSession:
                 "style": settings.style, "category": settings.category,
                 "module_path": settings.module_path,
                 "skipped_tasks": [{"task": s.id, "reason": s.reason} for s in self.skipped],
+                **({"preparation": self.preparation} if self.preparation else {}),
                 **self._track(),
                 **({"tokenizer": settings.tokenizer} if settings.tokenizer else {})}
 
