@@ -5,7 +5,7 @@ The standard modules are the ten `.tla` files inside tla2tools.jar (2020 build, 
 module makes visible to a module that EXTENDS it (its own non-LOCAL definitions and declarations;
 operator symbols such as `\\o`, `:>` or `(+)` are not identifiers and are left out).
 `STANDARD_LOCAL_NAMES` are names defined inside the standard modules that are not exported; they
-are still avoided as new names. `tests/test_identifiers.py` re-derives both from the jar.
+are still avoided as new names. `tests/tlc_harness/source/test_identifiers.py` re-derives both from the jar.
 """
 
 from __future__ import annotations
