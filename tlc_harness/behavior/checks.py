@@ -13,6 +13,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from tlc_harness.behavior.graphs import StateGraph
+from tlc_harness.behavior.time_up import Stop
 
 #: the checks that hold under any mapping of the output's states onto the reference's, and
 #: decide a reverse failure (`too_few_states`, `halts_sooner`) with the class `mapping_free`
@@ -151,8 +152,9 @@ def _bfs_order(graph: StateGraph) -> list[int]:
 
 
 def reverse(out: StateGraph, ref: StateGraph, image: list[int], *,
-            budget: int = 500_000) -> GraphVerdict:
-    """Every reference behavior is the image of an output behavior (finite traces)."""
+            budget: int = 500_000, stop: Stop | None = None) -> GraphVerdict:
+    """Every reference behavior is the image of an output behavior (finite traces); `stop`,
+    asked every 256 pairs, ends it `limited` when the caller's time is up."""
     succ_out = out.successors()
     succ_ref = ref.successors()
 
@@ -178,10 +180,14 @@ def reverse(out: StateGraph, ref: StateGraph, image: list[int], *,
         node = (r, closure(set(start[r]), r))
         parent[node] = None
         queue.append(node)
+    popped = 0
     while queue:
         if len(parent) > budget:
             return GraphVerdict(False, f"the reverse check explored more than {budget} "
                                 "(state, subset) pairs", limited=True)
+        popped += 1
+        if stop is not None and popped % 256 == 0 and stop():
+            return GraphVerdict(False, "the reverse check ran out of time", limited=True)
         node = queue.popleft()
         r, subset = node
         for r2 in succ_ref[r]:

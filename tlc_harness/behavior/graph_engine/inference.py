@@ -47,6 +47,7 @@ from tlc_harness.behavior.graph_engine.search_state import (
 )
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.observables import bypassed
+from tlc_harness.behavior.time_up import TimeUp
 from tlc_harness.behavior.translation import (
     Hints,
     atom_hints,
@@ -83,9 +84,10 @@ def depths(graph: StateGraph) -> list[int]:
 
 
 
-def _leaf_parts(out: StateGraph, ref: StateGraph, feats: list[Feature]
+def _leaf_parts(search: Search, feats: list[Feature]
                 ) -> tuple[list[Part], list[Part], dict[int, list[Choice]]]:
     """R's variables as trees of parts; the leaves; exact choices per leaf."""
+    out, ref = search.out, search.ref
     roots = [Part(v, ref.column(v)) for v in ref.variables]
     leaves: list[Part] = []
     choices: dict[int, list[Choice]] = {}
@@ -99,6 +101,7 @@ def _leaf_parts(out: StateGraph, ref: StateGraph, feats: list[Feature]
         for feat, g_values in zip(feats, value_sets, strict=True):
             if len(g_values) != len(r_values):
                 continue
+            search.check_time()
             def hints(feat: Feature = feat) -> tuple[Hints, Hints]:
                 return atom_hints(feat.column, g_depths), atom_hints(part.column, r_depths)
             for table in exact_tables(g_values, r_values, hints, shifts):
@@ -150,6 +153,7 @@ def _derive(search: Search, part: Part, assigned: list[tuple[Part, Choice]],
     image = tuple(table[k] for k in g_keys)
     for size in (1, 2, len(assigned)):  # the fewest parts that determine it
         for combo in itertools.combinations(range(len(assigned)), min(size, len(assigned))):
+            search.check_time()
             small: dict[tuple[Value, ...], Value] = {}
             ok = True
             for j, value in enumerate(values):
@@ -168,8 +172,21 @@ def infer(out: StateGraph, ref: StateGraph, *, seconds: float = 60.0,
     (`deadlock`: the reference's model checks deadlock, so a stuck output fails forward).
 
     G's variables alone are tried first (most outputs keep some layout of the reference's
-    variables); fields, components and projections only when that finds no mapping."""
+    variables); fields, components and projections only when that finds no mapping.
+
+    The search stops when `seconds` run out, wherever it is (`TimeUp`): it is then
+    `undecided`, even where it had found a failure (a search stopped part-way proves no
+    failure for every mapping)."""
     started = time.monotonic()
+    try:
+        return _inferred(out, ref, started, seconds, reverse_budget, deadlock)
+    except TimeUp:
+        return Inferred(BehaviorVerdict.UNDECIDED, f"the mapping search ran out of its time "
+                        f"({seconds:.0f} s, stopped after {time.monotonic() - started:.1f} s)")
+
+
+def _inferred(out: StateGraph, ref: StateGraph, started: float, seconds: float,
+              reverse_budget: int, deadlock: bool) -> Inferred:
     feats = output_features(out)
     plain = [f for f in feats if f.depth == 0]
     if len(plain) < len(feats):
@@ -216,7 +233,7 @@ def _assign(search: Search, feats: list[Feature], reverse_budget: int
             ) -> tuple[Inferred | None, list[Part], list[Part], dict[int, list[Choice]]]:
     """Assign features to R's parts, fewest candidates first (backtracking)."""
     out, ref = search.out, search.ref
-    roots, leaves, choices = _leaf_parts(out, ref, feats)
+    roots, leaves, choices = _leaf_parts(search, feats)
     matched = [p for p in leaves if choices[id(p)]]
     unmatched = [p for p in leaves if not choices[id(p)]]
     matched.sort(key=lambda p: len(choices[id(p)]))
@@ -234,6 +251,7 @@ def _assign(search: Search, feats: list[Feature], reverse_budget: int
     def deeper(depth: int, r_keys: npt.NDArray[np.int64], g_keys: npt.NDArray[np.int64]
                ) -> Inferred | None:
         search.nodes += 1
+        search.check_time()
         if search.out_of_budget():
             return None
         if depth == len(matched):
@@ -242,6 +260,7 @@ def _assign(search: Search, feats: list[Feature], reverse_budget: int
         part = matched[depth]
         layer = layer_of(r_arrays, r_keys, interned(part, part.column))  # for every choice
         for choice in choices[id(part)]:
+            search.check_time()
             g_next = consistent(g_arrays, g_keys, interned(choice, choice.image), layer)
             if g_next is None:
                 continue
@@ -272,6 +291,7 @@ def _complete(search: Search, roots: list[Part], assigned: list[tuple[Part, Choi
         return None
     used_exprs = [c.feature.expr for _, c in assigned if c.feature]
     for part in unmatched:
+        search.check_time()
         shape = signature(part.column)
         rivals = [f for f in feats if signature(f.column) == shape
                   and (not (f.uses & used) if f.depth == 0 else
@@ -298,7 +318,9 @@ def _complete(search: Search, roots: list[Part], assigned: list[tuple[Part, Choi
         return None
     found.recomputed = tuple(dict.fromkeys((*recomputed(unmatched, hidden),
                                             *bypassed(found.variables, search.out.variables))))
-    rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget)
+    rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget,
+                         stop=search.timed_out)
+    search.check_time()  # a reverse check cut by time decides nothing
     if not rev.ok:
         if rev.limited:
             return Inferred(BehaviorVerdict.UNDECIDED, rev.why, image=image, tried=search.full)

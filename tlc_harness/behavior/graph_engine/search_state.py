@@ -16,6 +16,7 @@ from tlc_harness.behavior.features import (
     Part,
 )
 from tlc_harness.behavior.graphs import StateGraph
+from tlc_harness.behavior.time_up import TimeUp
 from tlc_harness.behavior.translation import (
     Table,
     TextBuilder,
@@ -112,8 +113,16 @@ class Search:
     failure_choice: list[Choice] | None = None
 
     def out_of_budget(self) -> bool:
-        return (self.nodes > MAX_NODES or self.full > MAX_FULL
-                or time.monotonic() - self.started > self.seconds)
+        return self.nodes > MAX_NODES or self.full > MAX_FULL or self.timed_out()
+
+    def timed_out(self) -> bool:
+        """Whether the search's `seconds` have run out (a `Stop` for its inner loops)."""
+        return time.monotonic() - self.started > self.seconds
+
+    def check_time(self) -> None:
+        """Raise `TimeUp` when the search's `seconds` have run out."""
+        if self.timed_out():
+            raise TimeUp
 
 
 def translated(column: Sequence[Value], distinct: Iterable[Value],
@@ -213,24 +222,30 @@ def closest(search: Search, roots: list[Part], leaves: list[Part],
                         failed_under=search.failed_under)
     whole = [Part(v, search.ref.column(v)) for v in search.ref.variables]
     for plan_roots, plan_leaves, exact in ((whole, whole, {}), (roots, leaves, choices)):
-        loose = {id(p): exact.get(id(p), [])[:2] or loose_choices(p, feats) for p in plan_leaves}
+        loose = {id(p): exact.get(id(p), [])[:2] or loose_choices(p, feats, search)
+                 for p in plan_leaves}
         if all(loose.values()):
             return closest_try(search, plan_roots, plan_leaves, loose, reverse_budget)
-    missing = [p.path for p in leaves if not loose_choices(p, feats) and not choices[id(p)]]
+    missing = [p.path for p in leaves if not choices[id(p)] and not loose_choices(p, feats, search)]
     return Inferred(BehaviorVerdict.NO_MAPPING, "nothing in the output's state corresponds to the "
                     f"reference's {', '.join(missing)} (no variable, field or component "
                     "with values of that kind)", tried=search.full)
 
 
-def loose_choices(part: Part, feats: list[Feature]) -> list[Choice]:
-    """The two features whose values overlap the part's most (kinds must agree)."""
+def loose_choices(part: Part, feats: list[Feature], search: Search | None = None
+                  ) -> list[Choice]:
+    """The two features whose values overlap the part's most (kinds must agree; `search`:
+    whose time bounds it, `TimeUp`)."""
     r_values = frozenset(part.column)
     found = []
+    stop = search.timed_out if search is not None else None
     for feat in feats:
+        if search is not None:
+            search.check_time()
         g_values = feat.values()
         if not comparable(g_values, r_values):
             continue
-        table = loose_table(g_values, r_values)
+        table = loose_table(g_values, r_values, stop)
         image = translated(feat.column, g_values, table)
         overlap = len(frozenset(image) & r_values) / len(frozenset(image) | r_values)
         found.append((-overlap, feat.depth, Choice(feat, table, image)))
@@ -241,6 +256,7 @@ def loose_choices(part: Part, feats: list[Feature]) -> list[Choice]:
 def closest_try(search: Search, roots: list[Part], leaves: list[Part],
                  loose: dict[int, list[Choice]], reverse_budget: int) -> Inferred:
     for combo in itertools.islice(itertools.product(*(loose[id(p)] for p in leaves)), 16):
+        search.check_time()
         chosen = {id(p): c for p, c in zip(leaves, combo, strict=True)}
         search.full += 1
         image = image_of(search, roots, chosen)
@@ -248,7 +264,9 @@ def closest_try(search: Search, roots: list[Part], leaves: list[Part],
         if not fwd.ok:
             forward_failure(search, fwd, roots, chosen, [], image)
             continue
-        rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget)
+        rev = checks.reverse(search.out, search.ref, image, budget=reverse_budget,
+                             stop=search.timed_out)
+        search.check_time()  # a reverse check cut by time is no failure
         if rev.ok:  # both hold only for an exact image, which the search has seen
             continue
         return Inferred(BehaviorVerdict.REVERSE_FAIL, "the output allows too few behaviors: "
