@@ -424,7 +424,9 @@ def test_isolation_still_refuses_a_reference_module_even_under_a_library_name() 
 
 
 def test_library_folder_holds_only_modules_named_after_their_file() -> None:
-    folder = ROOT / "tlc_harness" / "library"
-    for path in folder.glob("*.tla"):
+    folder = ROOT / "tlc_harness" / "tools" / "library"
+    paths = sorted(folder.glob("*.tla"))
+    assert paths, folder
+    for path in paths:
         first = path.read_text(encoding="utf-8").splitlines()[0]
         assert f"MODULE {path.stem} " in first, path.name
