@@ -100,6 +100,8 @@ def _params(sample: bool = False) -> list[Any]:
         marks: list[pytest.MarkDecorator] = []
         if i in KNOWN_UNCOVERED:
             marks.append(pytest.mark.xfail(reason=KNOWN_UNCOVERED[i], strict=True))
+        if sample and i in MUTANT_SAMPLE_ALWAYS:
+            marks.append(pytest.mark.slow(ci=True))  # kept by CI's --slow-sample too
         params.append(pytest.param(i, id=i, marks=marks))
     return params
 
