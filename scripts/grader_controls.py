@@ -3,7 +3,8 @@
 Run: `python scripts/grader_controls.py [--corpus ../shared/corpus/tlaplus-examples]
 [--release ../shared/corpus/tla-bench-release [--every N]] [--out F]`.
 On the built-in suite and (when given) the passing models of a tlaplus/Examples corpus and the
-tasks of a TLA+-Bench release (its system specs with a cfg; the study's Table J.1):
+tasks of a TLA+-Bench release (its system specs with a cfg whose original passes TLC, as in
+the benchmark; the study's Table J.1):
 - coverage: tasks whose reference passes the behavior grade against itself;
 - positives: renamed references (random CIR variant) and operator-renamed copies accepted;
 - negatives: mutants generated, kept (different reachable-state count), rejected;
@@ -32,7 +33,9 @@ from alias_fixtures.grading.controls import (
 )
 from alias_fixtures.tasks.loaders import load_examples, load_task_set, select_models
 from alias_fixtures.tasks.task import Task, TaskError, builtin_tasks
+from alias_fixtures.tasks.variants import check_original
 from tlc_harness.behavior.options import ENGINES, BehaviorOptions
+from tlc_harness.tools.results import Verdict
 from tlc_harness.tools.runner import Harness
 
 HERE = Path(__file__).resolve().parent
@@ -44,13 +47,26 @@ def _short(detail: str, head: int = 80, tail: int = 160) -> str:
 
 
 def run_suite(harness: Harness, name: str, tasks: list[Task], args: argparse.Namespace,
-              log: list[str]) -> dict[str, object]:
+              log: list[str], *, originals: bool = False) -> dict[str, object]:
+    """Every control of every task; `originals`: a task whose original model does not pass
+    TLC (the benchmark excludes it: a reference that deadlocks or violates its own invariant
+    is no reference) is listed with its verdict and left out."""
     covered: list[str] = []
     results: list[ControlResult] = []
     failures: list[str] = []
     made_total = 0
+    excluded: list[str] = []
     for i, task in enumerate(tasks, 1):
         t0 = time.monotonic()
+        if originals:
+            run = check_original(harness, task)
+            if run.verdict is not Verdict.OK:
+                excluded.append(task.id)
+                log.append(f"- {name}: {task.id}: not a task of the study: its original does not "
+                           f"pass TLC ({run.verdict.value})")
+                print(f"[{name} {i}/{len(tasks)}] {task.id}: original {run.verdict.value}, "
+                      "left out", flush=True)
+                continue
         # no per-output budget: the controls measure the grader, not a study's wall time
         options = BehaviorOptions(engine=args.engine, limit=args.mappings, timeout=args.timeout,
                                   output_budget=None)
@@ -83,6 +99,7 @@ def run_suite(harness: Harness, name: str, tasks: list[Task], args: argparse.Nam
         print(f"[{name} {i}/{len(tasks)}] {task.id}: {len(muts)} mutants kept of {made}, "
               f"{len(bad)} wrong, {time.monotonic() - t0:.1f} s", flush=True)
     by_kind = {k: [r for r in results if r.kind == k] for k in ("renamed", "operators", "mutant")}
+    tasks = [t for t in tasks if t.id not in excluded]
     behaving = [t for t in tasks if t.cfg.has_behavior]
     log += [f"- {name}: {f}" for f in failures]
     seconds = [r.seconds for r in results]
@@ -174,7 +191,8 @@ def main() -> None:
         if corpus is not None:
             rows.append(run_suite(harness, "corpus", corpus, args, log))
         if release is not None:
-            rows.append(run_suite(harness, "TLA+-Bench release", release, args, log))
+            rows.append(run_suite(harness, "TLA+-Bench release", release, args, log,
+                                  originals=True))
     lines = ["# Behavior-grader controls", "",
              f"Command: `python scripts/grader_controls.py {' '.join(sys.argv[1:])}`", "",
              f"Behavior engine: `{args.engine}`.", "",
