@@ -12,34 +12,25 @@ too (the reference graded against itself) differs from the reference in nothing 
 checks. The grade is then made against the same model with deadlock unchecked
 (`CHECK_DEADLOCK FALSE`, TLC's `-deadlock`), and the record says so (`reference_deadlock`).
 
-Whether the reference's model deadlocks is read from its reachable graph (TLC's own dump,
-explored and cached as the graph engine does, so that engine reuses it): a state of it
-without any transition. A model bounded by a CONSTRAINT has states whose successors the
-constraint drops, which TLC does not report as deadlocks; there TLC's own deadlock check on
-the reference decides (its exit code and message code, `Verdict.DEADLOCK`). Where neither
-can say (a graph over the budget, a run that stops otherwise), the model is kept as it is.
+Whether the reference's model deadlocks is asked only when it matters, and read from what is
+at hand: the reference's reachable graph (a state of it without any transition; not under a
+CONSTRAINT, whose dropped successors leave states without an edge that TLC does not report
+as deadlocks), a run of the reference's own model that TLC stopped at a deadlock (the reverse
+wrapper's), or, where a run of the output stopped at one, TLC's own deadlock check on the
+reference's model (its verdict from the exit and message codes, `Verdict.DEADLOCK`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from tlc_harness.behavior.graphs import explore, graph_cache
-from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.staging import Reference
-from tlc_harness.tools.results import Verdict
+from tlc_harness.tools.results import CheckResult, Verdict
 from tlc_harness.tools.runner import Harness
 from tlc_harness.tools.spec import SpecSource
 
-
-@dataclass(frozen=True)
-class DeadlockModel:
-    """The reference to grade against, why its deadlock check was dropped (empty: it was
-    not), and the TLC runs it took to know."""
-
-    ref: Reference
-    reason: str = ""
-    tlc_runs: int = 0
+#: the record's key for why the reference's model was graded with deadlock unchecked
+DETAIL = "reference_deadlock"
 
 
 def checks_deadlock(ref: Reference) -> bool:
@@ -47,32 +38,31 @@ def checks_deadlock(ref: Reference) -> bool:
     return ref.cfg.check_deadlock is not False and "-deadlock" not in ref.tlc_args
 
 
-def deadlock_model(harness: Harness, ref: Reference, options: BehaviorOptions) -> DeadlockModel:
-    """The reference's model, with deadlock unchecked where the reference itself deadlocks."""
-    if not checks_deadlock(ref):
-        return DeadlockModel(ref)
-    spec = SpecSource(ref.main, dict(ref.files))
-    if ref.cfg.constraints or ref.cfg.action_constraints:
-        # the graph's stuck states may be the constraint's: TLC's own check decides
-        run = harness.check(spec, replace(ref.cfg, invariants=(), properties=()),
-                            tlc_args=ref.tlc_args, timeout=options.timeout, compat=True)
-        stuck = run.verdict is Verdict.DEADLOCK
-        how, runs = "TLC's deadlock check on the reference's own model reports one", 1
-    else:
-        if ref.states is not None and ref.states >= options.budget:
-            return DeadlockModel(ref)  # over the budget: the graph would not be whole
-        found = explore(harness, spec, ref.cfg, tlc_args=ref.tlc_args, budget=options.budget,
-                        timeout=options.timeout, cache=graph_cache(options.cache))
-        runs = found.tlc_runs
-        if found.graph is None:
-            return DeadlockModel(ref, tlc_runs=runs)
-        stuck = bool(found.graph.terminal)
-        how = (f"{len(found.graph.terminal)} of the {len(found.graph)} reachable states of "
-               f"the reference's own model have no successor")
-    if not stuck:
-        return DeadlockModel(ref, tlc_runs=runs)
-    return DeadlockModel(
-        replace(ref, cfg=replace(ref.cfg, check_deadlock=False)),
-        f"{how}: TLC's deadlock check fails on the reference itself, so freedom from "
-        f"deadlock is no property of its model; graded with deadlock unchecked (a stuck "
-        f"state is a behavior that halts, which [][Next]_v allows)", runs)
+def without_deadlock(ref: Reference) -> Reference:
+    """The same model of the reference, with deadlock unchecked."""
+    return replace(ref, cfg=replace(ref.cfg, check_deadlock=False))
+
+
+def stuck_reason(how: str) -> str:
+    """The record's `reference_deadlock`: `how` the reference was seen to deadlock, and why
+    the grade then leaves deadlock unchecked."""
+    return (f"{how}: TLC's deadlock check fails on the reference itself, so freedom from "
+            f"deadlock is no property of its model; graded with deadlock unchecked (a stuck "
+            f"state is a behavior that halts, which [][Next]_v allows)")
+
+
+def own_deadlock_check(harness: Harness, ref: Reference, timeout: float | None) -> CheckResult:
+    """TLC's run of the reference's own model with only its deadlock check (no invariant or
+    property can stop it first)."""
+    return harness.check(SpecSource(ref.main, dict(ref.files)),
+                         replace(ref.cfg, invariants=(), properties=()),
+                         tlc_args=ref.tlc_args, timeout=timeout, compat=True)
+
+
+def reference_deadlocks(harness: Harness, ref: Reference, timeout: float | None) -> str | None:
+    """Why the reference's own model deadlocks (TLC's run of it says so), or None: it does not,
+    or TLC cannot tell (a limit, another error)."""
+    run = own_deadlock_check(harness, ref, timeout)
+    if run.verdict is Verdict.DEADLOCK:
+        return stuck_reason("TLC's deadlock check on the reference's own model reports one")
+    return None

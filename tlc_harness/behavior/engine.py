@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from tlc_harness.behavior.deadline import BudgetedHarness, Clock, Deadline, OutputBudgetExhausted
-from tlc_harness.behavior.deadlock import deadlock_model
 from tlc_harness.behavior.graph_engine import GraphEngine
 from tlc_harness.behavior.graph_engine.initial_states import fewer_initial_states
 from tlc_harness.behavior.graph_engine.stored_constants import smaller_whatever_stored
@@ -90,15 +89,8 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
                                   code=Reason.UNREADABLE_OUTPUT)
     ref, system = system_model(ref)
     try:
-        # freedom from deadlock is asked of the output only where the reference has it
-        model = deadlock_model(harness, ref, options)
-        job = Job(harness, model.ref, out_files, out_main, options, deadline)
+        job = Job(harness, ref, out_files, out_main, options, deadline)
         result = run_policy(job)
-        if model.tlc_runs:
-            result = replace(result, tlc_runs=result.tlc_runs + model.tlc_runs)
-        if model.reason:
-            result = replace(result, details={**result.details,
-                                              "reference_deadlock": model.reason})
         for rule in (justify_ok, require_liveness_checked):  # what an `ok` must also show
             result = rule(result, ref, job.staged)
         result = classify(result)  # every decided verdict has a class, or is not decided
