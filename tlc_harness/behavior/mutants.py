@@ -13,7 +13,9 @@ A mutation changes one place of the module text:
 Where: sites are found with tree-sitter-tlaplus by node type, so comments, strings and PlusCal
 code inside comments are never touched. Only definitions that make the behavior count: those
 reachable from the initial predicate and the next-state action (cfg `INIT`/`NEXT`, or read from
-`SPECIFICATION`, or `Init`/`Next`), following the cfg's `x <- y` overrides. Invariants,
+`SPECIFICATION`, or `Init`/`Next`), not through the cfg's `x <- y` overrides: the substitute
+`y`, and every definition only it uses, is the model's value for `x`, which the grader gives the
+output as well (a changed one changes the mutant's own model, not its behavior). Invariants,
 properties, constraints, fairness and theorems are not mutated (a changed invariant is no
 negative control: the behaviors are the same). Definitions the cfg binds (`N = 3`, `N <- M`: the
 left side) are skipped, since TLC never evaluates their bodies. `=`/`#` is not flipped when
@@ -128,6 +130,10 @@ class _Module:
                                            if n.type == "identifier_ref"}
 
     def reachable(self, roots: Sequence[str], bound: Mapping[str, str]) -> list[str]:
+        """The definitions `roots` use, directly or through others; a name the cfg
+        substitutes (`C <- Def`, a key of `bound`) is not followed: TLC never evaluates its
+        body, and its substitute, with every definition only the substitute uses, is the
+        model's value, which the grader gives the output too."""
         seen: list[str] = []
         todo = [bound.get(r, r) for r in roots]
         while todo:
@@ -135,7 +141,7 @@ class _Module:
             if name in seen or name not in self.defs:
                 continue
             seen.append(name)
-            todo.extend(bound.get(r, r) for r in sorted(self.refs(name)))
+            todo.extend(r for r in sorted(self.refs(name)) if r not in bound)
         return seen
 
     def action_level(self) -> set[str]:

@@ -14,6 +14,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from tlc_harness.behavior.deadlock import DETAIL as DEADLOCK_DETAIL
+from tlc_harness.behavior.deadlock import (
+    checks_deadlock,
+    reference_deadlocks,
+    stuck_reason,
+    without_deadlock,
+)
 from tlc_harness.behavior.observables import bypassed
 from tlc_harness.behavior.options import DEFAULT_LIMIT
 from tlc_harness.behavior.own_run import own_run_error
@@ -63,18 +70,21 @@ def behavior_grade(harness: Harness, ref: Reference, out_files: Mapping[str, str
     """Search mappings and run the forward and reverse checks (R must pass its own check);
     `sweep_jobs` forward checks run at once, ahead of their turn (`sweeps`)."""
     clock = StageClock()
+    noted: dict[str, str] = {}  # what the grade learnt of the reference (`deadlock.DETAIL`)
     with Sweep[CheckResult](sweep_jobs) as sweep:
         result = _graded(harness, ref, out_files, out_main, limit, timeout, sweep, clock,
-                         staged)
-    more = sweep.details()
+                         staged, noted)
+    more = {**sweep.details(), **noted}
     result = replace(result, details={**result.details, **more}) if more else result
     return add_stage_seconds(result, clock.seconds)
 
 
 def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_main: str,
             limit: int, timeout: float | None, sweep: Sweep[CheckResult],
-            clock: StageClock, staged: Staged | None = None) -> BehaviorResult:
+            clock: StageClock, staged: Staged | None = None,
+            noted: dict[str, str] | None = None) -> BehaviorResult:
     start = time.monotonic()
+    noted = {} if noted is None else noted
     outside = uncovered(ref)
     if outside:
         return BehaviorResult(BehaviorVerdict.NOT_COVERED, None, outside[1], 0.0, code=outside[0])
@@ -108,6 +118,7 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
     liveness_failures = 0  # candidates that failed only on the output's fairness or liveness
     safety_failures = 0  # candidates whose reverse run of the safety part failed
     too_big = _LimitedSpaces(ref)
+    stuck: str | None = None  # why the reference's own model deadlocks ("": it does not)
 
     def passed(cand: Candidate, details: dict[str, Any]) -> BehaviorResult:
         """The `ok` under `cand`, once both directions passed."""
@@ -144,7 +155,17 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
                 sweep.ahead(k, forward(later))
         with clock.timed("forward"):
             fwd = sweep.take(n, forward(cand))
-        runs += 1
+            runs += 1
+            if fwd.verdict is Verdict.DEADLOCK and checks_deadlock(ref) and stuck is None:
+                # a deadlock counts only where the reference's own model has none
+                stuck = reference_deadlocks(harness, ref, timeout) or ""
+                runs += 1
+                if stuck:
+                    noted[DEADLOCK_DETAIL] = stuck
+                    ref = without_deadlock(ref)
+            if fwd.verdict is Verdict.DEADLOCK and not checks_deadlock(ref):
+                fwd = forward(cand)()  # (a run started before deadlock was unchecked)
+                runs += 1
         too_big.saw(cand, fwd.verdict)
         if fwd.verdict is Verdict.OK and fwd.vacuous:  # no initial state: nothing refines R
             attempts.append(Attempt(cand.to_json(), "vacuous (the output has no initial state)",
@@ -170,7 +191,17 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
         with clock.timed("reverse"):
             src, cfg = reverse_wrapper(ref, st, cand)
             rev = harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout, compat=True)
-        runs += 1
+            runs += 1
+            if rev.verdict is Verdict.DEADLOCK and checks_deadlock(ref):
+                # the reverse run explores the reference's own model: it deadlocks
+                stuck = stuck_reason("TLC's run of the reference's own model (the reverse "
+                                     "check) stops at a deadlock")
+                noted[DEADLOCK_DETAIL] = stuck
+                ref = without_deadlock(ref)
+                src, cfg = reverse_wrapper(ref, st, cand)
+                rev = harness.check(src, cfg, tlc_args=ref.tlc_args, timeout=timeout,
+                                    compat=True)
+                runs += 1
         attempts.append(Attempt(cand.to_json(), check_label(fwd), check_label(rev),
                                 time.monotonic() - t0, rev.detail[:300]))
         live = None
@@ -230,7 +261,18 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
             own = harness.check(src, replace(cfg, invariants=(), properties=(), constraints=(),
                                              action_constraints=()),
                                 tlc_args=ref.tlc_args, timeout=timeout, compat=True)
-        runs += 1
+            runs += 1
+            if own.verdict is Verdict.DEADLOCK and checks_deadlock(ref) and stuck is None:
+                stuck = reference_deadlocks(harness, ref, timeout) or ""
+                runs += 1
+                if stuck:  # the reference deadlocks too: no failure of the output's
+                    noted[DEADLOCK_DETAIL] = stuck
+                    ref = without_deadlock(ref)
+                    src, cfg = forward_wrapper(ref, st, first_cand, values)
+                    own = harness.check(src, replace(cfg, invariants=(), properties=(),
+                                                     constraints=(), action_constraints=()),
+                                        tlc_args=ref.tlc_args, timeout=timeout, compat=True)
+                    runs += 1
         seconds = time.monotonic() - start
         if own.verdict is Verdict.OK:
             return BehaviorResult(BehaviorVerdict.NO_MAPPING, last,

@@ -160,7 +160,7 @@ def forward_wrapper(ref: Reference, st: Staged, cand: Candidate, cfg_values: Cfg
     defs: dict[str, list[str]] = {"inv": [], "prop": ["AliasRefSpec"], "con": [], "act": []}
     for key, names in (("inv", ref.cfg.invariants), ("prop", ref.cfg.properties),
                        ("con", ref.cfg.constraints), ("act", ref.cfg.action_constraints)):
-        for name in names:
+        for name in dict.fromkeys(names):  # a name a cfg lists twice is one check (TLC's)
             alias = f"AliasRef_{key}_{name}"
             lines.append(f"{alias} == {REF_INSTANCE}!{name}")
             defs[key].append(alias)

@@ -97,6 +97,33 @@ def test_toy_sites_respect_scope_comments_strings_and_cfg() -> None:
         assert line[:site.column].count('"') % 2 == 0
 
 
+#: an operator constant the cfg binds to a definition (`Op <- Pick`) that uses another
+OPERATOR = """---- MODULE Pick ----
+EXTENDS Naturals
+CONSTANT Op(_)
+VARIABLE x
+Base(n) == SUBSET {1, 2, 3}
+Pick(n) == Base(n)
+Both == 5
+Init == x = 0
+Next == x' \\in Op(x) \\cup {Both}
+====
+"""
+
+
+def test_what_only_an_override_target_uses_is_part_of_the_model() -> None:
+    # the grader gives the output the reference model's `Op` (its own `Pick`, with its
+    # `Base`): a changed `Base` changes the mutant's own model, not its behavior under the
+    # task's; a definition the spec uses directly is mutated as before
+    cfg = parse_cfg("CONSTANT Op <- Pick\nINIT Init\nNEXT Next\n")
+    sites = mutation_sites(OPERATOR, cfg=cfg)
+    assert {s.definition for s in sites} == {"Init", "Both"}
+    assert not {s.definition for s in sites} & {"Base", "Pick"}
+    bare = OPERATOR.replace("Op(x)", "Pick(x)").replace("CONSTANT Op(_)\n", "")
+    both = mutation_sites(bare, cfg=parse_cfg("INIT Init\nNEXT Next\n"))
+    assert {"Base", "Both"} <= {s.definition for s in both}
+
+
 def test_growth_that_would_shift_a_bullet_is_skipped(harness: Harness) -> None:
     nines = [s for s in mutation_sites(TOY, cfg=TOY_CFG) if s.old.strip() == "9"]
     assert [s.new for s in nines] == ["8"]  # 10 would push the `/\` after THEN one column

@@ -309,8 +309,13 @@ def plan_constants(ref: Reference, staged: Staged, values: CfgValues) -> Constan
     bases = distinct_bases(maps)
     for base in bases:
         # a number where the reference has a model value (the counter among numbered
-        # prisoners) stands for it through the value translation: any number may
-        standing = {g for g, r in base.items() if out_types.get(g) == "int"
+        # prisoners) stands for it through the value translation: any number may. Not a
+        # constant paired with the reference constant of its own name: that is the
+        # reference's constant, and the task's model gives it the model value (its uses
+        # only suggest a number: a variable may hold the model value and numbers in turn,
+        # as PlusCal's `defaultInitValue`); a number there would be a value the reference
+        # never runs under, and may collide with the data
+        standing = {g for g, r in base.items() if out_types.get(g) == "int" and g != r
                     and literals[r].strip() in model_values}
         standing_all |= standing
         swept = [g for g, r in base.items() if r in GUESSED_NUMBERS or g in standing]

@@ -18,6 +18,13 @@ import time
 from dataclasses import dataclass, replace
 
 from tlc_harness.behavior.checks import halts_sooner, too_small
+from tlc_harness.behavior.deadlock import DETAIL as DEADLOCK_DETAIL
+from tlc_harness.behavior.deadlock import (
+    checks_deadlock,
+    reference_deadlocks,
+    stuck_reason,
+    without_deadlock,
+)
 from tlc_harness.behavior.graph_engine.bounds import Bounds
 from tlc_harness.behavior.graph_engine.confirm import confirm
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan, plan_constants
@@ -289,10 +296,15 @@ class GraphGrade(ValueSweeps, LateChecks):
         out_graph = found.graph
         self.facts["output_states"] = len(out_graph)
         t0 = time.monotonic()
+        if checks_deadlock(ref) and not bounded and ref_graph.terminal:
+            # the reference's own model deadlocks: freedom from it is not the reference's
+            self.facts[DEADLOCK_DETAIL] = stuck_reason(
+                f"{len(ref_graph.terminal)} of the {len(ref_graph)} reachable states of the "
+                f"reference's own model have no successor")
+            ref = without_deadlock(ref)
         # a state whose successors a CONSTRAINT drops has no edge in either graph: TLC's
         # confirming run, not the graphs, checks deadlock then
-        deadlock = (ref.cfg.check_deadlock is not False and not bounded
-                    and "-deadlock" not in ref.tlc_args)
+        deadlock = checks_deadlock(ref) and not bounded
         with self.timed("inference"):
             inferred = infer(out_graph, ref_graph, deadlock=deadlock,
                              seconds=self.job.deadline.limit(max(10.0, options.timeout or 300)))
@@ -360,7 +372,17 @@ class GraphGrade(ValueSweeps, LateChecks):
         self.facts["mapping_tla"] = substitutions(cand, ref_constants, plan.symbols)
         with self.timed("confirm"):
             confirmed = confirm(self.job.harness, ref, staged, cand, values, options.timeout)
-        self.runs += confirmed.tlc_runs
+            self.runs += confirmed.tlc_runs
+            if confirmed.check.verdict is Verdict.DEADLOCK and checks_deadlock(ref):
+                # (under a CONSTRAINT) a deadlock counts only where the reference has none
+                stuck = reference_deadlocks(self.job.harness, ref, options.timeout)
+                self.runs += 1
+                if stuck is not None:
+                    self.facts[DEADLOCK_DETAIL] = stuck
+                    ref = without_deadlock(ref)
+                    confirmed = confirm(self.job.harness, ref, staged, cand, values,
+                                        options.timeout)
+                    self.runs += confirmed.tlc_runs
         if not confirmed.fairness_checked:
             self.retried("confirm_without_fairness")
             self.facts["fairness_checked"] = False
