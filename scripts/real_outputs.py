@@ -196,6 +196,8 @@ def _behavior_row(grade: Any) -> dict[str, Any]:
     return {"behavior": grade.verdict, "behavior_reason": _cut(grade.reason),
             "behavior_code": details.get("reason_code"),
             "soundness": details.get("soundness"), "constants": details.get("constants"),
+            "mapping_basis": details.get("mapping_basis"),
+            "mapping_class_reason": _cut(details.get("mapping_class_reason")) or None,
             "mapping": details.get("mapping"), "mapping_tla": details.get("mapping_tla"),
             "seconds": round(grade.seconds, 2), "tlc_runs": details.get("tlc_runs"),
             "fallback": _cut(details.get("fallback")) or None}

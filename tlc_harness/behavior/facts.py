@@ -24,6 +24,7 @@ class MappingBasis(enum.StrEnum):
     FOUND = "found"                        #: an `ok`: the mapping found, checked both ways
     ANY_MAPPING = "any_mapping"            #: a failure under every state mapping there is
     NAMED_BIJECTIONS = "named_bijections"  #: under every mapping of the complete named class
+    NAMED_FUNCTIONS = "named_functions"    #: the same, where the class merges some values
     OWN_RUN = "own_run"                    #: the output's own run fails: no mapping involved
 
 
@@ -31,6 +32,7 @@ class MappingClass(enum.StrEnum):
     """Whether the mappings a failure was found under hold every one that could work."""
 
     NAMED_BIJECTIONS = "named_bijections"  #: `graph_engine.completeness.named_class`
+    NAMED_FUNCTIONS = "named_functions"    #: the same, every function onto values merged
     INCOMPLETE = "incomplete"
 
 

@@ -97,8 +97,9 @@ def classify(result: BehaviorResult) -> BehaviorResult:
                        f"to hold every mapping that could work ({facts.mapping_class_reason}): "
                        f"{result.reason}")
     enumerated = ambiguous or any(c.source is ValueSource.EVERY_VALUE for c in facts.constants)
-    return _classed(result, Soundness.ENUMERATED if enumerated else Soundness.JUSTIFIED,
-                    MappingBasis.NAMED_BIJECTIONS)
+    basis = (MappingBasis.NAMED_FUNCTIONS if facts.mapping_class is MappingClass.NAMED_FUNCTIONS
+             else MappingBasis.NAMED_BIJECTIONS)
+    return _classed(result, Soundness.ENUMERATED if enumerated else Soundness.JUSTIFIED, basis)
 
 
 def _own_run(result: BehaviorResult, facts: VerdictFacts) -> BehaviorResult:

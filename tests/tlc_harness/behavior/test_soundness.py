@@ -93,6 +93,13 @@ def test_a_failure_under_an_incomplete_class_of_mappings_is_no_mapping() -> None
     assert kept.details["mapping_basis"] == "any_mapping"
 
 
+@pytest.mark.parametrize("mapping_class", ["named_bijections", "named_functions"])
+def test_a_failure_under_a_complete_class_records_which_class(mapping_class: str) -> None:
+    graded = classify(_result(V.FORWARD_FAIL, Reason.GRAPH_FORWARD, mapping_class=mapping_class))
+    assert graded.verdict is V.FORWARD_FAIL and graded.soundness is S.JUSTIFIED
+    assert graded.details["mapping_basis"] == mapping_class
+
+
 @pytest.mark.parametrize(("error", "source", "paired", "decided"), [
     ("definitions", ValueSource.REFERENCE_CONSTANT, "N", True),
     ("no_initial_state", ValueSource.OUTPUT_ASSUME, None, True),

@@ -16,7 +16,10 @@ reachable states, so h maps the output variable's values onto the reference vari
   the grammar); where they hold other numbers (an offset, a renumbering) every bijection of
   all the values is the class; numbers where the reference has none (processes `1..N` for
   its model values) are values like any other;
-- with more, h may merge values, which bijections do not cover: the class is not complete.
+- with more, h merges some values: the class is every function onto the reference
+  variable's values (`merges`), enumerated where they are few (a boolean kept as a three-way
+  state, a one-valued reference variable); past the budget the class is not covered (on part
+  of the output's graph, forward only, h need not be onto and the class is not complete).
 
 Where only some reference variables have a namesake, the others are read as any function of
 the output's whole state: each member of the named ones' class is decided for every such
@@ -34,7 +37,7 @@ import math
 from dataclasses import dataclass
 
 from tlc_harness.behavior import checks
-from tlc_harness.behavior.graph_engine import bijections, unnamed
+from tlc_harness.behavior.graph_engine import bijections, merges, unnamed
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.values import Value, atoms, is_number, sort_key
 
@@ -52,10 +55,12 @@ class ClassCheck:
     complete: bool
     why: str
     members: int = 0
+    kind: str = "named_bijections"  #: or `named_functions`, where some values merge
 
     def facts(self) -> dict[str, object]:
-        """The record's facts: `mapping_class` (`named_bijections` or `incomplete`)."""
-        return {"mapping_class": "named_bijections" if self.complete else "incomplete",
+        """The record's facts: `mapping_class` (`named_bijections`, `named_functions` or
+        `incomplete`)."""
+        return {"mapping_class": self.kind if self.complete else "incomplete",
                 "mapping_class_reason": self.why, "mapping_class_members": self.members}
 
 
@@ -75,6 +80,7 @@ def named_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None = N
     columns: list[tuple[list[Value], list[Value], list[Value]]] = []
     ref_columns: list[list[Value]] = []
     fixed: list[frozenset[Value]] = []
+    merged: dict[int, str] = {}  # the columns whose values h merges, and how
     nameless = [r for r in ref.variables if r.lower() not in lowered]
     if nameless and (forward_only or len(nameless) == len(ref.variables)):
         return ClassCheck(False, f"the output has no variable named {nameless[0]}")
@@ -89,6 +95,13 @@ def named_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None = N
             return ClassCheck(True, f"the output's {g} takes {len(g_vals)} values where the "
                               f"reference's {r} takes {len(r_vals)}: no mapping reading it "
                               f"covers them")
+        if len(g_vals) > len(r_vals) and not forward_only:
+            merged[len(columns)] = (f"the output's {g} takes {len(g_vals)} values, the "
+                                    f"reference's {r} {len(r_vals)}")
+            columns.append((g_col, g_vals, r_vals))
+            fixed.append(frozenset())
+            ref_columns.append(r_col)
+            continue
         if len(g_vals) != len(r_vals):
             return ClassCheck(False, f"the output's {g} takes {len(g_vals)} values, the "
                               f"reference's {r} {len(r_vals)}: a mapping may merge them")
@@ -103,43 +116,99 @@ def named_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None = N
         ref_columns.append(r_col)
     if forward_only:
         return _every_bijection(out, ref, columns, found=found, deadlock=deadlock)
-    members = math.prod(math.factorial(len(g_vals)) for _, g_vals, _ in columns)
-    out_side = bijections.project([c for c, _, _ in columns], out.initial, out.edges)
-    ref_side = bijections.project(ref_columns, ref.initial, ref.edges)
-    refined = bijections.refine(out_side, ref_side, fixed)
-    if refined.plain is not None:
-        return ClassCheck(True, f"{refined.plain}: each of the {members} bijections of the "
-                          f"named variables' values fails", members)
+    return _search(out, ref, columns, ref_columns, fixed, nameless, merged, found=found,
+                   deadlock=deadlock, reverse_budget=reverse_budget)
+
+
+def _search(out: StateGraph, ref: StateGraph,
+            columns: list[tuple[list[Value], list[Value], list[Value]]],
+            ref_columns: list[list[Value]], fixed: list[frozenset[Value]], nameless: list[str],
+            merged: dict[int, str], *, found: list[int] | None, deadlock: bool,
+            reverse_budget: int) -> ClassCheck:
+    """Every member of the named class checked on the graphs, or shown to fail: bijections
+    that keep the colours of the projections on the variables whose counts agree
+    (`bijections`; the merged ones, like the nameless, are other variables there), each with
+    every function onto the reference's values of the merged ones (`merges`)."""
+    shape = "; ".join(merged.values())
+    onto: list[list[merges.Table]] = []
+    for i in merged:
+        tables = merges.onto_tables(columns[i][1], columns[i][2])
+        if tables is None:
+            return ClassCheck(False, f"{shape}: a mapping may merge them, and the functions of "
+                              f"its values onto the reference's are too many to enumerate")
+        onto.append(tables)
+    bij = [i for i in range(len(columns)) if i not in merged]
+    members = (math.prod(math.factorial(len(columns[i][1])) for i in bij)
+               * math.prod(len(t) for t in onto))
+    noun = ("functions of the named variables' values onto the reference's (" + shape
+            + ": some merge values)" if merged else "bijections of the named variables' values")
+    kind = "named_functions" if merged else "named_bijections"
+    member = FUNCTION if merged else BIJECTION
+    if bij:
+        out_side = bijections.project([columns[i][0] for i in bij], out.initial, out.edges)
+        ref_side = bijections.project([ref_columns[i] for i in bij], ref.initial, ref.edges)
+        refined = bijections.refine(out_side, ref_side, [fixed[i] for i in bij])
+        if refined.plain is not None:
+            return ClassCheck(True, f"{refined.plain}: each of the {members} {noun} fails",
+                              members, kind)
+        candidates = bijections.candidates(refined, out_side, ref_side, MAX_NODES)
+        budget_text = (f"{refined.count()} bijections of the named variables' values keep how "
+                       f"states and steps hold them")
+    else:
+        candidates = iter([[]])
+        budget_text = f"{members} {noun}"
     index = ref.index()
     edges = set(ref.edges)
     checked = 0
     keys = list(zip(*(g_col for g_col, _, _ in columns), strict=True))
     ref_keys = list(zip(*ref_columns, strict=True))
-    for tables in bijections.candidates(refined, out_side, ref_side, MAX_NODES):
-        if tables is None or (checked + 1) * len(out.states) > MAX_WORK:
-            return ClassCheck(False, f"{refined.count()} bijections of the named variables' "
-                              f"values keep how states and steps hold them: more than the "
-                              f"check's budget", members)
-        checked += 1
-        named = [tuple(t.get(v, v) for t, v in zip(tables, key, strict=True)) for key in keys]
-        if nameless:
-            verdict = _with_unnamed(out, ref, named, ref_keys, edges, found=found,
-                                    deadlock=deadlock, reverse_budget=reverse_budget)
-        else:
-            verdict = _member(out, ref, [index.get(k, -1) for k in named], edges, found=found,
-                              deadlock=deadlock, reverse_budget=reverse_budget)
-        if verdict is not None:
-            return ClassCheck(False, verdict, members)
+    for partial in candidates:
+        for extra in itertools.product(*onto):
+            if partial is None or (checked + 1) * len(out.states) > MAX_WORK:
+                return ClassCheck(False, f"{budget_text}: more than the check's budget",
+                                  members)
+            tables = _aligned(len(columns), bij, partial, list(merged), list(extra))
+            named = [tuple(t.get(v, v) for t, v in zip(tables, key, strict=True))
+                     for key in keys]
+            image = [index.get(k, -1) for k in named]
+            if not nameless and -1 in image:
+                continue  # an output state maps to no reference state: fails forward
+            checked += 1
+            if nameless:
+                verdict = _with_unnamed(out, ref, named, ref_keys, edges, found=found,
+                                        deadlock=deadlock, reverse_budget=reverse_budget,
+                                        member=member)
+            else:
+                verdict = _member(out, ref, image, edges, found=found, deadlock=deadlock,
+                                  reverse_budget=reverse_budget, member=member)
+            if verdict is not None:
+                return ClassCheck(False, f"{shape}: {verdict}" if merged else verdict, members)
     others = (f"; {', '.join(nameless)}, which the output names nowhere, as any function of "
               f"its state" if nameless else "")
-    return ClassCheck(True, f"each of the {members} bijections of the named variables' values "
-                      f"fails on the graphs{others} ({checked} keep how states and steps hold "
-                      f"the values and were checked; the others cannot pass)", members)
+    return ClassCheck(True, f"each of the {members} {noun} fails on the graphs{others} "
+                      f"({checked} keep how states and steps hold the values and were "
+                      f"checked; the others cannot pass)", members, kind)
+
+
+def _aligned(width: int, bij: list[int], partial: list[merges.Table], at: list[int],
+             extra: list[merges.Table]) -> list[merges.Table]:
+    """One table per column, from the bijections' and the merged columns' own."""
+    tables: list[merges.Table] = [{} for _ in range(width)]
+    for i, t in zip(bij, partial, strict=True):
+        tables[i] = t
+    for i, t in zip(at, extra, strict=True):
+        tables[i] = t
+    return tables
+
+
+BIJECTION = "a bijection of the named variables' values"
+FUNCTION = "a function of the named variables' values onto the reference's"
 
 
 def _with_unnamed(out: StateGraph, ref: StateGraph, named: list[tuple[Value, ...]],
                   ref_keys: list[tuple[Value, ...]], edges: set[tuple[int, int]], *,
-                  found: list[int] | None, deadlock: bool, reverse_budget: int) -> str | None:
+                  found: list[int] | None, deadlock: bool, reverse_budget: int,
+                  member: str = BIJECTION) -> str | None:
     """None where the member fails whatever the reference variables without a namesake read
     (`unnamed`); else why the class is not shown to fail."""
     options = unnamed.domains(named, ref, ref_keys)
@@ -152,14 +221,14 @@ def _with_unnamed(out: StateGraph, ref: StateGraph, named: list[tuple[Value, ...
         return "the choices for the variables the output does not name are over the budget"
     if all(len(o) == 1 for o in options):  # the member's one mapping
         return _member(out, ref, [next(iter(o)) for o in options], edges, found=found,
-                       deadlock=deadlock, reverse_budget=reverse_budget)
-    return ("under a bijection of the named variables' values, the variables the output does "
-            "not name may be read in more than one way")
+                       deadlock=deadlock, reverse_budget=reverse_budget, member=member)
+    return (f"under {member}, the variables the output does not name may be read in more "
+            f"than one way")
 
 
 def _member(out: StateGraph, ref: StateGraph, image: list[int], edges: set[tuple[int, int]],
             *, found: list[int] | None, deadlock: bool, reverse_budget: int,
-            forward_only: bool = False) -> str | None:
+            forward_only: bool = False, member: str = BIJECTION) -> str | None:
     """None where the member with this image fails (or is `found`'s, whose failure TLC
     found); else why the class is not shown to fail."""
     if image == found or any(i < 0 for i in image):
@@ -167,12 +236,12 @@ def _member(out: StateGraph, ref: StateGraph, image: list[int], edges: set[tuple
     if not checks.forward(out, ref, image, edges, deadlock=deadlock).ok:
         return None
     if forward_only:
-        return "a bijection of the named variables' values holds forward"
+        return f"{member} holds forward"
     rev = checks.reverse(out, ref, image, budget=reverse_budget)
     if rev.limited:
         return "the reverse check's budget ran out on the class"
     if rev.ok:
-        return "a bijection of the named variables' values holds both ways"
+        return f"{member} holds both ways"
     return None
 
 
@@ -202,3 +271,4 @@ def _every_bijection(out: StateGraph, ref: StateGraph,
             return ClassCheck(False, verdict, members)
     return ClassCheck(True, f"each of the {members} bijections of the named variables' values "
                       f"fails on the graphs", members)
+

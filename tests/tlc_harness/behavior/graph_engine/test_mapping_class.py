@@ -48,8 +48,8 @@ def test_fewer_values_than_the_reference_fail_under_every_mapping() -> None:
 def test_shapes_the_class_does_not_cover() -> None:
     ref = _cycle("x", ["a", "b"])
     assert "no variable named x" in named_class(_cycle("y", ["a", "b"]), ref).why
-    merged = named_class(_cycle("x", ["a", "b", "c"]), ref)  # h may merge two values
-    assert not merged.complete
+    merged = named_class(_cycle("x", ["a", "b", "c"]), ref)  # h may merge two values ...
+    assert not merged.complete and "onto the reference's holds both ways" in merged.why
     # other numbers than the reference's: an offset is a bijection, and it holds
     counts = named_class(_cycle("x", [1, 2]), _cycle("x", [0, 1]))
     assert not counts.complete and "holds both ways" in counts.why
@@ -58,6 +58,27 @@ def test_shapes_the_class_does_not_cover() -> None:
     big: list[Value] = [f"v{i}" for i in range(8)]
     assert not named_class(_cycle("x", big), _cycle("x", [f"w{i}" for i in range(8)]),
                            forward_only=True).complete
+
+
+def test_a_named_variable_with_more_values_is_read_through_every_onto_function() -> None:
+    """A boolean kept as a three-way state (who holds the lock): h merges the holders."""
+    ref = StateGraph(("locked",), [(FALSE,), (TRUE,)], [0], [(0, 1)])
+    holders = [("open",), ("held_a",), ("held_b",)]
+    good = StateGraph(("locked",), holders, [0], [(0, 1), (0, 2)])  # a correct output
+    check = named_class(good, ref)
+    assert not check.complete and "onto the reference's holds both ways" in check.why
+    # the same layout, changed behavior: the lock passes round and opens again; every one
+    # of the 6 functions onto {FALSE, TRUE} fails
+    changed = named_class(StateGraph(("locked",), holders, [0], [(0, 1), (1, 2), (2, 0)]), ref)
+    assert changed.complete and changed.members == 6
+    assert changed.facts()["mapping_class"] == "named_functions"
+    # forward only (part of the output's graph), h need not be onto: no class
+    assert not named_class(good, ref, forward_only=True).complete
+    # too many functions to enumerate: no class
+    many = StateGraph(("locked",), [(f"h{i}",) for i in range(20)], [0],
+                      [(0, i) for i in range(1, 20)])
+    over = named_class(many, ref)
+    assert not over.complete and "too many" in over.why
 
 
 def test_numbers_stand_for_themselves_where_both_sides_hold_numbers() -> None:
@@ -142,17 +163,22 @@ def test_a_function_over_processes_is_searched() -> None:
     assert changed.complete
 
 
+def _onto(g: list[Value], r: list[Value]) -> list[dict[Value, Value]]:
+    """Every function from g onto r, by brute force (a bijection where the counts agree)."""
+    return [dict(zip(g, images, strict=True)) for images in itertools.product(r, repeat=len(g))
+            if set(images) == set(r)]
+
+
 def _brute(out: StateGraph, ref: StateGraph) -> bool:
-    """Every bijection of each variable's values in turn (the class as defined)."""
+    """Every function of each variable's values onto the reference's in turn (the class as
+    defined: bijections where the counts agree)."""
     cols = [(out.column(r), sorted(set(out.column(r)), key=sort_key),
              sorted(set(ref.column(r)), key=sort_key)) for r in ref.variables]
     for _, g, r in cols:  # in the reference's order, as named_class reads them
-        if len(g) != len(r):
-            return len(g) < len(r)
+        if len(g) < len(r):
+            return True
     index, edges = ref.index(), set(ref.edges)
-    for combo in itertools.product(*(itertools.permutations(r) for _, _, r in cols)):
-        tables = [dict(zip(g, perm, strict=True)) for (_, g, _), perm in zip(cols, combo,
-                                                                             strict=True)]
+    for tables in itertools.product(*(_onto(g, r) for _, g, r in cols)):
         keys = zip(*([t[v] for v in c] for (c, _, _), t in zip(cols, tables, strict=True)),
                    strict=True)
         image = [index.get(k, -1) for k in keys]
@@ -245,17 +271,15 @@ def _partly_named(draw: st.DrawFn) -> tuple[StateGraph, StateGraph]:
 @settings(max_examples=150, deadline=None)
 def test_a_failure_with_a_nameless_variable_is_a_proof(pair: tuple[StateGraph, StateGraph]
                                                        ) -> None:
-    """Where the class is said to fail, no bijection of x with any reading of y passes."""
+    """Where the class is said to fail, no function of x's values onto the reference's (a
+    bijection where the counts agree) with any reading of y passes."""
     out, ref = pair
     if not named_class(out, ref).complete:
         return
     xs_out = sorted({s[0] for s in out.states}, key=sort_key)
     xs_ref = sorted({s[0] for s in ref.states}, key=sort_key)
-    if len(xs_out) != len(xs_ref):
-        return
     edges = set(ref.edges)
-    for perm in itertools.permutations(xs_ref):
-        h = dict(zip(xs_out, perm, strict=True))
+    for h in _onto(xs_out, xs_ref):  # none where the output has fewer values: every one fails
         choices = [[i for i, r in enumerate(ref.states) if r[0] == h[s[0]]] for s in out.states]
         for image in itertools.product(*choices):
             assert not (checks.forward(out, ref, list(image), edges).ok
