@@ -2,9 +2,12 @@
 
 Run: `python scripts/study_scale.py [--corpus ../shared/corpus] [--passes cold,warm]
 [--jobs 2] [--runner processes|xdist] [--order heaviest|manifest] [--timeout 60]
-[--only SPEC_ID ...] [--out scripts/results]`.
+[--only SPEC_ID ...] [--manifest both|examples|release] [--out scripts/results]`.
 
-Each output of `<corpus>/tla-bench-outputs/manifest.json` is graded in a Python process of its
+Each output of `<corpus>/tla-bench-outputs/manifest.json` and `manifest_release.json` (193;
+`--manifest examples` for the 75 of the first, whose results files have no suffix; the others
+get `_both` or `_release`; a release output's reference is the release's spec of its id, as in
+`real_outputs.py`) is graded in a Python process of its
 own (`study_scale.py one ...`), as a user's shell loop would: the process loads the task, builds
 and verifies its `original` variant (kept under `<cache root>/variants`), checks the reference
 against itself when the behavior grade needs it, as a benchmark case does (`<root>/references`;
@@ -54,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # the sibling scripts (real_outputs), run as a script or loaded
 STUDY_TASKS = 111
 STUDY_CASES = STUDY_TASKS * 3 * 10
 RAY_NODES = 8
@@ -63,6 +67,7 @@ RUNNERS = ("processes", "xdist")
 PASSES = ("cold", "warm", "names-cold", "names-warm")
 FILLS = {"warm": "cold", "names-warm": "names-cold"}  # a warm pass grades on the root this filled
 ORDERS = ("heaviest", "manifest")
+MANIFESTS = ("both", "examples", "release")  # as real_outputs.py's --manifest
 NAME_ONLY = ("name",)  # a names pass's grades (parse always runs)
 GRADED = ("variant", "reference_check", "parse", "name", "behavior")  # a grade's own seconds
 GATE_CODES = ("reference_self_check", "reference_mismatch")  # the self-check refused the grade
@@ -70,18 +75,30 @@ STAGES = ("startup", "variant", "reference_check", "parse", "name", "behavior")
 
 
 # ------------------------------------------------------------------------ one output, one process
-def load_corpus(corpus: Path) -> tuple[dict[tuple[str, str], Any], list[Any]]:
-    """The corpus outputs by (spec id, model) and the tlaplus/Examples tasks."""
-    from real_outputs import read_outputs
+def load_corpus(corpus: Path, manifest: str = "both"
+                ) -> tuple[dict[tuple[str, str], Any], list[Any]]:
+    """The outputs of `manifest` (`both`, `examples`: manifest.json, `release`:
+    manifest_release.json) by (spec id, model), and their reference tasks: tlaplus/Examples
+    models, TLA+-Bench's release specs."""
+    from real_outputs import RELEASE, read_outputs
 
-    from alias_fixtures.tasks.loaders import load_examples
+    from alias_fixtures.tasks.loaders import load_examples, load_task_set
 
-    outputs = {o.key: o for o in read_outputs(corpus)}
-    return outputs, load_examples(corpus / "tlaplus-examples", passing_only=False)
+    outputs = {o.key: o for o in read_outputs(corpus, manifest)}
+    tasks = (load_examples(corpus / "tlaplus-examples", passing_only=False)
+             if manifest != "release" else [])
+    if manifest != "examples":
+        tasks += load_task_set(corpus / RELEASE).tasks
+    return outputs, tasks
 
 
 def task_key(task: Any) -> tuple[str, str]:
-    """The (spec_dir, cfg) a corpus output names its reference task by."""
+    """The (spec_dir, cfg) a corpus output names its reference task by (for a release spec,
+    the release's folder name and the task's id)."""
+    from real_outputs import RELEASE
+
+    if "spec_dir" not in task.extra and "spec_id" in task.extra:
+        return (RELEASE, str(task.id))
     return (str(task.extra.get("spec_dir")), str(task.extra.get("cfg")))
 
 
@@ -114,7 +131,7 @@ def grade_in_process(args: argparse.Namespace) -> dict[str, Any]:
     from tlc_harness.tools.runner import Harness
 
     loaded = time.monotonic()
-    outputs, tasks = load_corpus(args.corpus)
+    outputs, tasks = load_corpus(args.corpus, args.manifest)
     load = round(time.monotonic() - loaded, 3)
     grades = tuple(g for g in args.grades.split(",") if g) or None
     with Harness(tlc_timeout=args.timeout, pool_size=1) as harness:
@@ -165,13 +182,13 @@ def grade_row(out: Any, tasks: list[Any], harness: Any, root: Path, timeout: flo
 
 
 def run_one(corpus: Path, spec: str, model: str, cache: Path, timeout: float,
-            grades: tuple[str, ...] | None = None) -> dict[str, Any]:
+            grades: tuple[str, ...] | None = None, manifest: str = "both") -> dict[str, Any]:
     """One output graded by a fresh process of this script; its row with the process's wall."""
     t0 = time.monotonic()
     proc = subprocess.run(  # noqa: S603 - this very script, with arguments it chose
         [sys.executable, str(Path(__file__).resolve()), "one", "--corpus", str(corpus),
          "--spec", spec, "--model", model, "--cache", str(cache), "--timeout", str(timeout),
-         "--grades", ",".join(grades or ())],
+         "--grades", ",".join(grades or ()), "--manifest", manifest],
         capture_output=True, text=True, check=False, cwd=HERE.parent)
     wall = time.monotonic() - t0
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
@@ -187,7 +204,8 @@ def run_one(corpus: Path, spec: str, model: str, cache: Path, timeout: float,
 
 
 def run_xdist(name: str, work: list[tuple[str, str]], corpus: Path, cache: Path, jobs: int,
-              timeout: float, grades: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+              timeout: float, grades: tuple[str, ...] | None = None,
+              manifest: str = "both") -> list[dict[str, Any]]:
     """Every output graded in one pytest run with `jobs` xdist workers (study_scale_cases.py:
     one JVM pool and one corpus load per worker; a task's outputs on one worker, as a
     benchmark run groups a variant's cases, handed out in `work`'s order); the rows the
@@ -195,7 +213,7 @@ def run_xdist(name: str, work: list[tuple[str, str]], corpus: Path, cache: Path,
     with tempfile.TemporaryDirectory(prefix="alias-study-rows-") as tmp:
         plan = Path(tmp) / "plan.json"
         plan.write_text(json.dumps({"corpus": str(corpus), "cache": str(cache),
-                                    "timeout": timeout, "rows": tmp,
+                                    "timeout": timeout, "rows": tmp, "manifest": manifest,
                                     "grades": list(grades) if grades is not None else None,
                                     "items": [list(k) for k in work]}), encoding="utf-8")
         proc = subprocess.run(  # noqa: S603 - pytest on this folder's case file
@@ -218,11 +236,12 @@ def pass_grades(name: str) -> tuple[str, ...] | None:
 
 
 def grade_pass(name: str, work: list[tuple[str, str]], corpus: Path, cache: Path, jobs: int,
-               timeout: float, runner: str = "processes") -> dict[str, Any]:
+               timeout: float, runner: str = "processes",
+               manifest: str = "both") -> dict[str, Any]:
     grades = pass_grades(name)
     started, began_at = time.monotonic(), time.time()
     if runner == "xdist":
-        rows = run_xdist(name, work, corpus, cache, jobs, timeout, grades)
+        rows = run_xdist(name, work, corpus, cache, jobs, timeout, grades, manifest)
         return {"pass": name, "runner": runner, "wall": round(time.monotonic() - started, 1),
                 "began_at": began_at, "jobs": jobs,
                 "grades": list(grades) if grades is not None else None,
@@ -230,7 +249,7 @@ def grade_pass(name: str, work: list[tuple[str, str]], corpus: Path, cache: Path
     rows: list[dict[str, Any]] = []
 
     def one(item: tuple[str, str]) -> None:
-        row = run_one(corpus, item[0], item[1], cache, timeout, grades)
+        row = run_one(corpus, item[0], item[1], cache, timeout, grades, manifest)
         rows.append(row)
         print(f"[{name} {len(rows)}/{len(work)}] {row['spec_id']} {row['model']}: "
               f"{row['behavior']} in {row['wall']:.1f} s", file=sys.stderr, flush=True)
@@ -425,6 +444,7 @@ def main() -> None:
     child.add_argument("--timeout", type=float, default=60.0)
     child.add_argument("--grades", default="",
                        help="comma-separated grades to make (default: every one)")
+    child.add_argument("--manifest", default="both", choices=MANIFESTS)
     ap.add_argument("--corpus", type=Path, default=None,
                     help="the shared corpus folder (default: ../shared/corpus beside the checkout)")
     ap.add_argument("--passes", default="cold,warm",
@@ -439,6 +459,9 @@ def main() -> None:
                     "one pytest run with --jobs workers, each keeping its JVMs")
     ap.add_argument("--timeout", type=float, default=60.0, help="TLC limit per run (60 s)")
     ap.add_argument("--only", action="append", default=[], metavar="SPEC_ID")
+    ap.add_argument("--manifest", default="both", choices=MANIFESTS,
+                    help="the outputs graded: both (193), examples (manifest.json, 75: the "
+                    "files without a suffix), release (manifest_release.json, 118)")
     ap.add_argument("--out", type=Path, default=HERE / "results")
     args = ap.parse_args()
     sys.path.insert(0, str(HERE))
@@ -461,7 +484,7 @@ def main() -> None:
         fill = FILLS.get(name)
         if fill and fill not in passes[:passes.index(name)]:
             ap.error(f"--passes: {name} grades on the cache {fill} fills; give {fill} before it")
-    by_key, tasks = load_corpus(corpus)
+    by_key, tasks = load_corpus(corpus, args.manifest)
     outputs = list(by_key.values())  # the manifest's order
     if args.only:
         outputs = [o for o in outputs if o.spec_id in args.only]
@@ -473,7 +496,8 @@ def main() -> None:
             if name not in FILLS:
                 roots[name] = Path(tempfile.mkdtemp(prefix="alias-study-cache-"))
             root = roots[FILLS.get(name, name)]
-            result = grade_pass(name, work, corpus, root, args.jobs, args.timeout, args.runner)
+            result = grade_pass(name, work, corpus, root, args.jobs, args.timeout, args.runner,
+                                args.manifest)
             result["summary"] = summary(result)
             results.append(result)
     finally:
@@ -482,9 +506,10 @@ def main() -> None:
     meta = {"command": "python scripts/study_scale.py " + " ".join(sys.argv[1:]),
             "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "commit": _commit(),
             "jobs": args.jobs, "timeout": args.timeout, "runner": args.runner,
-            "order": args.order, "work": [list(k) for k in work],
+            "order": args.order, "manifest": args.manifest, "work": [list(k) for k in work],
             "verdicts_differ": agreement(results)}
     stem = "study_scale" if args.runner == "processes" else f"study_scale_{args.runner}"
+    stem += "" if args.manifest == "examples" else f"_{args.manifest}"
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / f"{stem}.json").write_text(json.dumps({"meta": meta, "passes": results},
                                                       indent=1), encoding="utf-8")

@@ -30,7 +30,7 @@ PLAN: dict[str, Any] = (json.loads(Path(os.environ[PLAN_ENV]).read_text(encoding
 
 @pytest.fixture(scope="session")
 def corpus() -> tuple[dict[tuple[str, str], Any], list[Any]]:
-    return load_corpus(Path(PLAN["corpus"]))
+    return load_corpus(Path(PLAN["corpus"]), PLAN.get("manifest", "both"))
 
 
 @pytest.fixture(scope="session")

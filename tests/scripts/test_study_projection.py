@@ -41,3 +41,17 @@ def test_task_work_counts_once_per_task_and_output_work_once_per_case(
 
 def test_no_rows_project_nothing(study_scale: ModuleType) -> None:
     assert study_scale.study_projection([], jobs=2)["study_hours_here"] == 0.0
+
+
+def test_a_release_output_is_graded_against_the_release_spec_of_its_id(
+        study_scale: ModuleType) -> None:
+    from types import SimpleNamespace
+
+    example = SimpleNamespace(id="Paxos.MC", extra={"spec_dir": "Paxos", "cfg": "MC.cfg"})
+    release = SimpleNamespace(id="1500", extra={"spec_id": 1500, "category": "system"})
+    tasks = [example, release]
+    out = SimpleNamespace(spec_dir="tla-bench-release", cfg="1500")
+    assert study_scale.task_of(out, tasks) is release
+    assert study_scale.task_of(SimpleNamespace(spec_dir="Paxos", cfg="MC.cfg"), tasks) is example
+    assert study_scale.task_of(SimpleNamespace(spec_dir="tla-bench-release", cfg="9"),
+                               tasks) is None
