@@ -113,6 +113,7 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
     undecided_code = Reason.TIME_BUDGET
     failed: Counter[bool] = Counter()  # forward failures: at an evaluation error, or not
     rejected = 0  # forward checks whose run the output's ASSUME stopped
+    unparsed = 0  # forward wrappers SANY rejected (the output parses alone: the grader's fault)
     first_cand: Candidate | None = None
     temporal = temporal_output(st)
     liveness_failures = 0  # candidates that failed only on the output's fairness or liveness
@@ -174,6 +175,7 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
         if fwd.verdict is not Verdict.OK:
             failed[fwd.verdict is Verdict.EVAL_ERROR] += 1
             rejected += fwd.verdict is Verdict.ASSUMPTION_FAILED
+            unparsed += fwd.verdict is Verdict.PARSE_ERROR
             if fwd.verdict in LIMIT_VERDICTS and not undecided:
                 undecided = f"forward check under {cand.describe()}: {check_label(fwd)}"
                 undecided_code = limit_reason(fwd.verdict)
@@ -247,6 +249,13 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
                               seconds, tuple(attempts), first_trace, runs,
                               code=Reason.REVERSE_LIVENESS if only_liveness
                               else Reason.TLC_REVERSE, details=facts)
+    if unparsed == len(attempts):
+        return BehaviorResult(BehaviorVerdict.UNDECIDED, last,
+                              f"SANY rejects the grader's forward wrapper under all "
+                              f"{len(attempts)} mapping(s), though the output parses alone: "
+                              f"no TLC run compared the two ({attempts[0].reason[:200]})",
+                              seconds, tuple(attempts), first_trace, runs,
+                              code=Reason.TLC_ERROR_WRAPPER)
     if attempts and rejected == len(attempts):
         return BehaviorResult(BehaviorVerdict.NO_MAPPING, last,
                               f"the output's ASSUME rejects the reference's "

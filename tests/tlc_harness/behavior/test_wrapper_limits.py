@@ -104,3 +104,17 @@ def test_failures_skip_nothing() -> None:
     result = behavior_grade(harness, REF, {"Twins.tla": OUT_TEXT}, "Twins")  # type: ignore[arg-type]
     assert len(harness.runs) == 2
     assert result.verdict is BehaviorVerdict.FORWARD_FAIL
+
+
+def test_a_wrapper_sany_rejects_under_every_mapping_is_no_verdict() -> None:
+    """The output parses alone; a wrapper that does not parse is the grader's limit, never a
+    failure of the output (nor `no_mapping`: no run compared the two)."""
+    harness = _Scripted(Verdict.PARSE_ERROR)
+    result = behavior_grade(harness, REF, {"Twins.tla": OUT_TEXT}, "Twins")  # type: ignore[arg-type]
+    assert len(harness.runs) == 2  # both mappings tried
+    assert result.verdict is BehaviorVerdict.UNDECIDED
+    assert result.code is Reason.TLC_ERROR_WRAPPER
+    # a real failure under the same mappings stays a failure (the class rule then rules on it)
+    failing = behavior_grade(_Scripted(Verdict.INVARIANT_VIOLATED), REF,  # type: ignore[arg-type]
+                             {"Twins.tla": OUT_TEXT}, "Twins")
+    assert failing.verdict is BehaviorVerdict.FORWARD_FAIL
