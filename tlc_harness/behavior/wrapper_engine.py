@@ -249,19 +249,18 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
                               seconds, tuple(attempts), first_trace, runs,
                               code=Reason.REVERSE_LIVENESS if only_liveness
                               else Reason.TLC_REVERSE, details=facts)
-    if unparsed == len(attempts):
-        return BehaviorResult(BehaviorVerdict.UNDECIDED, last,
-                              f"SANY rejects the grader's forward wrapper under all "
-                              f"{len(attempts)} mapping(s), though the output parses alone: "
-                              f"no TLC run compared the two ({attempts[0].reason[:200]})",
-                              seconds, tuple(attempts), first_trace, runs,
-                              code=Reason.TLC_ERROR_WRAPPER)
-    if attempts and rejected == len(attempts):
-        return BehaviorResult(BehaviorVerdict.NO_MAPPING, last,
-                              f"the output's ASSUME rejects the reference's "
-                              f"values for its constants under all {len(attempts)} mapping(s)",
-                              seconds, tuple(attempts), first_trace, runs,
-                              code=Reason.ASSUME_REJECTS)
+    every_mapping = {  # a forward check that stopped alike under every mapping: no verdict
+        Reason.TLC_ERROR_WRAPPER: (unparsed, BehaviorVerdict.UNDECIDED, "SANY rejects the "
+                                   "grader's forward wrapper, though the output parses alone: "
+                                   "no TLC run compared the two"),
+        Reason.ASSUME_REJECTS: (rejected, BehaviorVerdict.NO_MAPPING, "the output's ASSUME "
+                                "rejects the reference's values for its constants")}
+    for code, (count, verdict, why) in every_mapping.items():
+        if count == len(attempts):
+            first = f" ({attempts[0].reason[:200]})" if attempts[0].reason else ""
+            return BehaviorResult(verdict, last, f"{why}, under all {len(attempts)} "
+                                  f"mapping(s){first}", seconds, tuple(attempts), first_trace,
+                                  runs, code=code)
     if failed[True] and not failed[False] and len(attempts) == failed[True] and first_cand:
         # An evaluation error under every mapping may be the mappings' fault (a reference
         # function applied outside its domain) or the output's own: its run alone tells.
