@@ -464,7 +464,6 @@ def main() -> None:
                     "files without a suffix), release (manifest_release.json, 118)")
     ap.add_argument("--out", type=Path, default=HERE / "results")
     args = ap.parse_args()
-    sys.path.insert(0, str(HERE))
     if args.mode == "one":
         print(json.dumps(grade_in_process(args)))
         return

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from tlc_harness.behavior.staging import Reference
-from tlc_harness.tools.results import CheckResult, Verdict
+from tlc_harness.tools.results import Verdict
 from tlc_harness.tools.runner import Harness
 from tlc_harness.tools.spec import SpecSource
 
@@ -51,18 +51,13 @@ def stuck_reason(how: str) -> str:
             f"state is a behavior that halts, which [][Next]_v allows)")
 
 
-def own_deadlock_check(harness: Harness, ref: Reference, timeout: float | None) -> CheckResult:
-    """TLC's run of the reference's own model with only its deadlock check (no invariant or
-    property can stop it first)."""
-    return harness.check(SpecSource(ref.main, dict(ref.files)),
-                         replace(ref.cfg, invariants=(), properties=()),
-                         tlc_args=ref.tlc_args, timeout=timeout, compat=True)
-
-
 def reference_deadlocks(harness: Harness, ref: Reference, timeout: float | None) -> str | None:
-    """Why the reference's own model deadlocks (TLC's run of it says so), or None: it does not,
-    or TLC cannot tell (a limit, another error)."""
-    run = own_deadlock_check(harness, ref, timeout)
+    """Why the reference's own model deadlocks (TLC's run of it with only its deadlock check,
+    no invariant or property to stop it first, says so), or None: it does not, or TLC cannot
+    tell (a limit, another error)."""
+    run = harness.check(SpecSource(ref.main, dict(ref.files)),
+                        replace(ref.cfg, invariants=(), properties=()),
+                        tlc_args=ref.tlc_args, timeout=timeout, compat=True)
     if run.verdict is Verdict.DEADLOCK:
         return stuck_reason("TLC's deadlock check on the reference's own model reports one")
     return None

@@ -121,6 +121,19 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
     too_big = _LimitedSpaces(ref)
     stuck: str | None = None  # why the reference's own model deadlocks ("": it does not)
 
+    def reference_stuck() -> bool:
+        """After a run of the output stopped at a deadlock: whether the reference's own model
+        deadlocks too (asked once), and then `ref` is graded with deadlock unchecked."""
+        nonlocal ref, stuck, runs
+        if stuck is not None or not checks_deadlock(ref):
+            return False
+        stuck = reference_deadlocks(harness, ref, timeout) or ""
+        runs += 1
+        if stuck:
+            noted[DEADLOCK_DETAIL] = stuck
+            ref = without_deadlock(ref)
+        return bool(stuck)
+
     def passed(cand: Candidate, details: dict[str, Any]) -> BehaviorResult:
         """The `ok` under `cand`, once both directions passed."""
         details.update(_constant_facts(cand.to_json(), attempts, values, pairings, alike,
@@ -157,13 +170,8 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
         with clock.timed("forward"):
             fwd = sweep.take(n, forward(cand))
             runs += 1
-            if fwd.verdict is Verdict.DEADLOCK and checks_deadlock(ref) and stuck is None:
-                # a deadlock counts only where the reference's own model has none
-                stuck = reference_deadlocks(harness, ref, timeout) or ""
-                runs += 1
-                if stuck:
-                    noted[DEADLOCK_DETAIL] = stuck
-                    ref = without_deadlock(ref)
+            if fwd.verdict is Verdict.DEADLOCK:  # counts only where the reference has none
+                reference_stuck()
             if fwd.verdict is Verdict.DEADLOCK and not checks_deadlock(ref):
                 fwd = forward(cand)()  # (a run started before deadlock was unchecked)
                 runs += 1
@@ -270,17 +278,13 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
                                              action_constraints=()),
                                 tlc_args=ref.tlc_args, timeout=timeout, compat=True)
             runs += 1
-            if own.verdict is Verdict.DEADLOCK and checks_deadlock(ref) and stuck is None:
-                stuck = reference_deadlocks(harness, ref, timeout) or ""
+            if own.verdict is Verdict.DEADLOCK and reference_stuck():
+                # the reference deadlocks too: no failure of the output's
+                src, cfg = forward_wrapper(ref, st, first_cand, values)
+                own = harness.check(src, replace(cfg, invariants=(), properties=(),
+                                                 constraints=(), action_constraints=()),
+                                    tlc_args=ref.tlc_args, timeout=timeout, compat=True)
                 runs += 1
-                if stuck:  # the reference deadlocks too: no failure of the output's
-                    noted[DEADLOCK_DETAIL] = stuck
-                    ref = without_deadlock(ref)
-                    src, cfg = forward_wrapper(ref, st, first_cand, values)
-                    own = harness.check(src, replace(cfg, invariants=(), properties=(),
-                                                     constraints=(), action_constraints=()),
-                                        tlc_args=ref.tlc_args, timeout=timeout, compat=True)
-                    runs += 1
         seconds = time.monotonic() - start
         if own.verdict is Verdict.OK:
             return BehaviorResult(BehaviorVerdict.NO_MAPPING, last,
