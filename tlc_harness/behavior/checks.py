@@ -26,6 +26,9 @@ MAPPING_FREE: dict[str, str] = {
                       "reference, each side counted by a TLC run that takes no step, under "
                       "justified values of the constants the output's Init reads and any "
                       "admissible value of the others (`graph_engine.initial_states`)",
+    "any_mapping": "on whole graphs: as many states as the reference and not isomorphic to "
+                   "it, or more states and no onto homomorphism, whatever check found the "
+                   "failure (`graph_engine.any_mapping`)",
     "stored_only": "where the engines decide nothing: too_small or halts_sooner on whole "
                    "graphs, the output's under a model value for each constant it only "
                    "stores in variables it never reads, which gives the most states, steps "

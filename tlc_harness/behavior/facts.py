@@ -31,6 +31,7 @@ class MappingBasis(enum.StrEnum):
 class MappingClass(enum.StrEnum):
     """Whether the mappings a failure was found under hold every one that could work."""
 
+    ANY_MAPPING = "any_mapping"            #: every state mapping (`graph_engine.any_mapping`)
     NAMED_BIJECTIONS = "named_bijections"  #: `graph_engine.completeness.named_class`
     NAMED_FUNCTIONS = "named_functions"    #: the same, every function onto values merged
     INCOMPLETE = "incomplete"

@@ -55,7 +55,8 @@ _SOUNDNESS = {
     Soundness.ENUMERATED: "a failure under every value of a finite set that holds the right "
                           "one (each value of a free constant, or each pairing of constants)",
     Soundness.MAPPING_FREE: "a failure under any mapping, not only the grammar's (too few "
-                            "states, or the own run of an output without constants fails)",
+                            "states, graphs no state mapping makes equivalent, or the own "
+                            "run of an output without constants fails)",
 }
 
 
@@ -71,6 +72,7 @@ class Reason(enum.StrEnum):
     REVERSE_LIVENESS = "reverse_liveness"
     TOO_FEW_STATES = "too_few_states"
     HALTS_SOONER = "halts_sooner"
+    NO_STATE_MAPPING = "no_state_mapping"
     NO_CANDIDATE = "no_candidate"
     SHAPE_MISMATCH = "shape_mismatch"
     NO_ENTRY_POINTS = "no_entry_points"
@@ -134,6 +136,9 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
                             "steps than R: no mapping can cover R's behaviors"),
     Reason.HALTS_SOONER: (_V.REVERSE_FAIL, "every output behavior stops changing state "
                           "sooner than some behavior of R: no mapping can cover it"),
+    Reason.NO_STATE_MAPPING: (_V.REVERSE_FAIL, "no state mapping makes the two whole graphs "
+                              "equivalent: as many states and not isomorphic, or more states "
+                              "and no onto homomorphism (`graph_engine.any_mapping`)"),
     Reason.NO_CANDIDATE: (_V.NO_MAPPING, "no mapping of the grammar fits"),
     Reason.SHAPE_MISMATCH: (_V.NO_MAPPING, "the wrapper engine's bijections cannot exist"),
     Reason.NO_ENTRY_POINTS: (_V.NO_MAPPING, "the output defines no Init or Next"),

@@ -25,6 +25,7 @@ from tlc_harness.behavior.deadlock import (
     stuck_reason,
     without_deadlock,
 )
+from tlc_harness.behavior.graph_engine.any_mapping import Outcome
 from tlc_harness.behavior.graph_engine.bounds import Bounds
 from tlc_harness.behavior.graph_engine.confirm import confirm
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan, plan_constants
@@ -312,6 +313,8 @@ class GraphGrade(ValueSweeps, LateChecks):
             self.job.deadline.check()
         self.facts["inference_seconds"] = round(time.monotonic() - t0, 3)
         self.facts["mappings_checked"] = inferred.tried
+        # both graphs whole: the class of every state mapping is decided on them
+        exact = whole and not bounded
         if whole and inferred.verdict in (BehaviorVerdict.NO_MAPPING, BehaviorVerdict.UNDECIDED):
             # what the grammar's search could not decide, counting does, for any mapping
             small = too_small(out_graph, ref_graph)
@@ -320,6 +323,12 @@ class GraphGrade(ValueSweeps, LateChecks):
             sooner = halts_sooner(out_graph, ref_graph)
             if sooner:
                 return self.result(BehaviorVerdict.REVERSE_FAIL, sooner, Reason.HALTS_SOONER)
+            if exact:
+                anything = self.any_mapping(out_graph, ref_graph)
+                if anything.outcome is Outcome.FAILS:
+                    return self.result(BehaviorVerdict.REVERSE_FAIL, anything.why,
+                                       Reason.NO_STATE_MAPPING, details=anything.facts())
+                self.facts.update(anything.facts())
         if bounded and inferred.verdict != BehaviorVerdict.OK:
             # an `ok` holds however G's graph was cut (its states are reachable, and TLC's
             # confirming run cuts under the mapping found); a failure holds under the mapping
@@ -353,7 +362,7 @@ class GraphGrade(ValueSweeps, LateChecks):
                 inferred.verdict, inferred.reason, _INFERRED[inferred.verdict],
                 trace=trace(inferred, out_graph, ref_graph),
                 details=counterexample_details(inferred, out_graph, ref_graph)),
-                out_graph, ref_graph, deadlock=deadlock)
+                out_graph, ref_graph, deadlock=deadlock, whole=exact)
             if inferred.verdict != BehaviorVerdict.REVERSE_FAIL or not inferred.variables:
                 return self.replayed(failed, inferred, staged, model, out_graph) if whole \
                     else failed
@@ -396,7 +405,7 @@ class GraphGrade(ValueSweeps, LateChecks):
             live = self.reverse_liveness(staged, values, cand, inferred.image)
             if isinstance(live, BehaviorResult):
                 return self.with_class(replace(live, mapping=mapping), out_graph, ref_graph,
-                                       found=inferred.image, deadlock=deadlock)
+                                       found=inferred.image, deadlock=deadlock, whole=exact)
             return self.result(BehaviorVerdict.OK, f"refines both ways under "
                                f"{describe(cand, ref_constants)}{note}", mapping=mapping,
                                details=live)
@@ -412,4 +421,4 @@ class GraphGrade(ValueSweeps, LateChecks):
             f"forward run finds {check_label(check)} (the reference's specification with its "
             f"fairness, a temporal property or an invariant){note}", Reason.TLC_FORWARD,
             mapping=mapping, trace=check.trace, details={"trace_of": "output"}),
-            out_graph, ref_graph, found=inferred.image, deadlock=deadlock)
+            out_graph, ref_graph, found=inferred.image, deadlock=deadlock, whole=exact)

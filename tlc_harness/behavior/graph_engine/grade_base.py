@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from tlc_harness.behavior.graph_engine.any_mapping import AnyMapping
 from tlc_harness.behavior.graph_engine.bounds import Bounds
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan
 from tlc_harness.behavior.graph_engine.output_graph import (
@@ -56,7 +57,7 @@ RETRIES: dict[str, str] = {
                     "a forward failure decides",
 }
 #: the stages a grade times (`stage_seconds` in its details), in the order they run
-STAGES = ("reference_graph", "output_graph", "inference", "replay", "confirm",
+STAGES = ("reference_graph", "output_graph", "inference", "any_mapping", "replay", "confirm",
           "reverse_liveness")
 LIMITS = frozenset(v.value for v in LIMIT_VERDICTS)
 
@@ -73,6 +74,8 @@ class GradeBase:
     clock: StageClock = field(init=False)
     #: the output's own runs under the values of a sweep, started ahead (`sweeps`)
     sweep: Sweep[Exploration] = field(default_factory=lambda: Sweep(1))
+    #: the class of every state mapping, decided per pair of graphs (`any_mapping`)
+    decisions: list[tuple[StateGraph, StateGraph, AnyMapping]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.clock = StageClock(self.job.deadline)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tlc_harness.behavior.graph_engine import any_mapping
 from tlc_harness.behavior.graph_engine.bounds import Bounds, bounds_for
 from tlc_harness.behavior.graph_engine.completeness import named_class
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan
@@ -140,11 +141,29 @@ class LateChecks(GradeBase):
 
     def with_class(self, result: BehaviorResult, out_graph: StateGraph, ref_graph: StateGraph,
                    *, found: list[int] | None = None, forward_only: bool = False,
-                   deadlock: bool = False) -> BehaviorResult:
-        """A failure with whether it holds for every mapping of the named class
-        (`completeness.named_class`; `soundness.classify` reads `mapping_class`)."""
+                   deadlock: bool = False, whole: bool = False) -> BehaviorResult:
+        """A failure with whether it holds for every mapping that could work: for every state
+        mapping where both graphs are whole (`any_mapping`), else for every mapping of the
+        named class (`completeness.named_class`; `soundness.classify` reads `mapping_class`)."""
         if result.verdict not in FAILURES:
             return result
+        if whole:
+            anything = self.any_mapping(out_graph, ref_graph)
+            if anything.outcome is any_mapping.Outcome.FAILS:
+                return replace(result, details={
+                    **result.details, **anything.facts(), "mapping_class": "any_mapping",
+                    "mapping_class_reason": anything.why, "mapping_class_members": 0})
+            result = replace(result, details={**result.details, **anything.facts()})
         check = named_class(out_graph, ref_graph, found=found or None,
                             forward_only=forward_only, deadlock=deadlock)
         return replace(result, details={**result.details, **check.facts()})
+
+    def any_mapping(self, out_graph: StateGraph, ref_graph: StateGraph) -> any_mapping.AnyMapping:
+        """The class of every state mapping on two whole graphs, decided once per pair."""
+        for out, ref, decided in self.decisions:
+            if out is out_graph and ref is ref_graph:
+                return decided
+        with self.timed("any_mapping"):
+            decided = any_mapping.decide(out_graph, ref_graph)
+        self.decisions.append((out_graph, ref_graph, decided))
+        return decided
