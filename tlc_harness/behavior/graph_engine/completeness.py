@@ -11,11 +11,10 @@ reachable states, so h maps the output variable's values onto the reference vari
 - with fewer output values than reference values no h is onto: every mapping fails;
 - with as many, h is a bijection, and every bijection of the two value sets is checked on the
   graphs or shown to fail (`bijections`: the members that could pass keep how states and
-  steps hold the values; within `MAX_NODES` partial assignments); values that hold numbers
-  stand for themselves where both sides hold the same numbers (a count is that count, as in
-  the grammar); where they hold other numbers (an offset, a renumbering) every bijection of
-  all the values is the class; numbers where the reference has none (processes `1..N` for
-  its model values) are values like any other;
+  steps hold the values; within `MAX_NODES` partial assignments); no value stands for
+  itself, numbers included: an output whose processes are `1..N` may number them otherwise
+  than the reference, and a count may be kept with an offset, so every bijection of all the
+  values is the class;
 - with more, h merges some values: the class is every function onto the reference
   variable's values (`merges`), enumerated where they are few (a boolean kept as a three-way
   state, a one-valued reference variable); past the budget the class is not covered (on part
@@ -39,7 +38,7 @@ from dataclasses import dataclass
 from tlc_harness.behavior import checks
 from tlc_harness.behavior.graph_engine import bijections, merges, unnamed
 from tlc_harness.behavior.graphs import StateGraph
-from tlc_harness.behavior.values import Value, atoms, is_number, sort_key
+from tlc_harness.behavior.values import Value, sort_key
 
 MAX_VALUES = 6          # forward only: values of one variable whose bijections are all tried
 MAX_MEMBERS = 5_000     # forward only: combinations of bijections checked
@@ -56,17 +55,14 @@ class ClassCheck:
     why: str
     members: int = 0
     kind: str = "named_bijections"  #: or `named_functions`, where some values merge
+    #: the image of a member that holds both ways on the graphs (a candidate for TLC), if any
+    holds: tuple[int, ...] = ()
 
     def facts(self) -> dict[str, object]:
         """The record's facts: `mapping_class` (`named_bijections`, `named_functions` or
         `incomplete`)."""
         return {"mapping_class": self.kind if self.complete else "incomplete",
                 "mapping_class_reason": self.why, "mapping_class_members": self.members}
-
-
-def _numeric(values: list[Value]) -> set[Value]:
-    """The values holding a number: they stand for themselves (a count is that count)."""
-    return {v for v in values if any(is_number(a) for a in atoms(v))}
 
 
 def named_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None = None,
@@ -105,12 +101,8 @@ def named_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None = N
         if len(g_vals) != len(r_vals):
             return ClassCheck(False, f"the output's {g} takes {len(g_vals)} values, the "
                               f"reference's {r} {len(r_vals)}: a mapping may merge them")
-        g_num, r_num = _numeric(g_vals), _numeric(r_vals)
-        same_numbers = bool(g_num) and g_num == r_num  # numbers for numbers: themselves
-        fixed.append(frozenset(g_num) if same_numbers else frozenset())
-        if forward_only and g_num and r_num and not same_numbers:
-            return ClassCheck(False, f"the output's {g} holds other numbers than the "
-                              f"reference's {r}: an offset or a renumbering may fit")
+        # no number stands for itself: processes 1..N may be renumbered, a count offset
+        fixed.append(frozenset())
         columns.append((g_col, [v for v in g_vals if v not in fixed[-1]],
                         [v for v in r_vals if v not in fixed[-1]]))
         ref_columns.append(r_col)
@@ -160,6 +152,7 @@ def _search(out: StateGraph, ref: StateGraph,
     index = ref.index()
     edges = set(ref.edges)
     checked = 0
+    holders: list[list[int]] = []
     keys = list(zip(*(g_col for g_col, _, _ in columns), strict=True))
     ref_keys = list(zip(*ref_columns, strict=True))
     for partial in candidates:
@@ -177,12 +170,13 @@ def _search(out: StateGraph, ref: StateGraph,
             if nameless:
                 verdict = _with_unnamed(out, ref, named, ref_keys, edges, found=found,
                                         deadlock=deadlock, reverse_budget=reverse_budget,
-                                        member=member)
+                                        member=member, holders=holders)
             else:
                 verdict = _member(out, ref, image, edges, found=found, deadlock=deadlock,
-                                  reverse_budget=reverse_budget, member=member)
+                                  reverse_budget=reverse_budget, member=member, holders=holders)
             if verdict is not None:
-                return ClassCheck(False, f"{shape}: {verdict}" if merged else verdict, members)
+                return ClassCheck(False, f"{shape}: {verdict}" if merged else verdict, members,
+                                  holds=tuple(holders[0]) if holders else ())
     others = (f"; {', '.join(nameless)}, which the output names nowhere, as any function of "
               f"its state" if nameless else "")
     return ClassCheck(True, f"each of the {members} {noun} fails on the graphs{others} "
@@ -208,7 +202,7 @@ FUNCTION = "a function of the named variables' values onto the reference's"
 def _with_unnamed(out: StateGraph, ref: StateGraph, named: list[tuple[Value, ...]],
                   ref_keys: list[tuple[Value, ...]], edges: set[tuple[int, int]], *,
                   found: list[int] | None, deadlock: bool, reverse_budget: int,
-                  member: str = BIJECTION) -> str | None:
+                  member: str = BIJECTION, holders: list[list[int]] | None = None) -> str | None:
     """None where the member fails whatever the reference variables without a namesake read
     (`unnamed`); else why the class is not shown to fail."""
     options = unnamed.domains(named, ref, ref_keys)
@@ -221,16 +215,19 @@ def _with_unnamed(out: StateGraph, ref: StateGraph, named: list[tuple[Value, ...
         return "the choices for the variables the output does not name are over the budget"
     if all(len(o) == 1 for o in options):  # the member's one mapping
         return _member(out, ref, [next(iter(o)) for o in options], edges, found=found,
-                       deadlock=deadlock, reverse_budget=reverse_budget, member=member)
+                       deadlock=deadlock, reverse_budget=reverse_budget, member=member,
+                       holders=holders)
     return (f"under {member}, the variables the output does not name may be read in more "
             f"than one way")
 
 
 def _member(out: StateGraph, ref: StateGraph, image: list[int], edges: set[tuple[int, int]],
             *, found: list[int] | None, deadlock: bool, reverse_budget: int,
-            forward_only: bool = False, member: str = BIJECTION) -> str | None:
+            forward_only: bool = False, member: str = BIJECTION,
+            holders: list[list[int]] | None = None) -> str | None:
     """None where the member with this image fails (or is `found`'s, whose failure TLC
-    found); else why the class is not shown to fail."""
+    found); else why the class is not shown to fail (a member that holds both ways is added
+    to `holders`)."""
     if image == found or any(i < 0 for i in image):
         return None  # `found`'s own failure; a state outside R fails forward
     if not checks.forward(out, ref, image, edges, deadlock=deadlock).ok:
@@ -241,6 +238,8 @@ def _member(out: StateGraph, ref: StateGraph, image: list[int], edges: set[tuple
     if rev.limited:
         return "the reverse check's budget ran out on the class"
     if rev.ok:
+        if holders is not None:
+            holders.append(image)
         return f"{member} holds both ways"
     return None
 

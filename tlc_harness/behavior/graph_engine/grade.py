@@ -21,13 +21,12 @@ from tlc_harness.behavior.checks import halts_sooner, too_small
 from tlc_harness.behavior.deadlock import DETAIL as DEADLOCK_DETAIL
 from tlc_harness.behavior.deadlock import (
     checks_deadlock,
-    reference_deadlocks,
     stuck_reason,
     without_deadlock,
 )
 from tlc_harness.behavior.graph_engine.any_mapping import Outcome
 from tlc_harness.behavior.graph_engine.bounds import Bounds
-from tlc_harness.behavior.graph_engine.confirm import confirm
+from tlc_harness.behavior.graph_engine.candidates import TableCandidates
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan, plan_constants
 from tlc_harness.behavior.graph_engine.constant_values import as_model_values
 from tlc_harness.behavior.graph_engine.cuts import cut_seed, failing_mapping, same_mapping
@@ -40,7 +39,6 @@ from tlc_harness.behavior.graph_engine.describe import (
 )
 from tlc_harness.behavior.graph_engine.grade_base import LIMITS, RETRIES, STAGES, GradeBase, run_key
 from tlc_harness.behavior.graph_engine.inference import infer, plain_failure
-from tlc_harness.behavior.graph_engine.late_checks import LateChecks
 from tlc_harness.behavior.graph_engine.output_graph import (
     OUTPUT_CAP,
     OUTPUT_FACTOR,
@@ -101,7 +99,7 @@ class GraphEngine:
 
 
 @dataclass
-class GraphGrade(ValueSweeps, LateChecks):
+class GraphGrade(ValueSweeps, TableCandidates):
     """One output's grade on the graphs: the stages' hand-offs, and the runs and facts kept
     (`GradeBase`); the sweep of free values (`ValueSweeps`) and what follows the mapping
     search (`LateChecks`) are its other parts."""
@@ -329,6 +327,16 @@ class GraphGrade(ValueSweeps, LateChecks):
                     return self.result(BehaviorVerdict.REVERSE_FAIL, anything.why,
                                        Reason.NO_STATE_MAPPING, details=anything.facts())
                 self.facts.update(anything.facts())
+                if anything.outcome is Outcome.CANDIDATE:
+                    # the grammar has no expression for it; TLC confirms it as a table
+                    found_ok = self.or_table(self.result(inferred.verdict, inferred.reason,
+                                                         _INFERRED[inferred.verdict]),
+                                             out_graph, ref_graph, staged, values, const_map,
+                                             deadlock=deadlock, images=[(
+                                                 f"the graphs' {anything.kind}",
+                                                 anything.image)])
+                    if found_ok.passed:
+                        return found_ok
         if bounded and inferred.verdict != BehaviorVerdict.OK:
             # an `ok` holds however G's graph was cut (its states are reachable, and TLC's
             # confirming run cuts under the mapping found); a failure holds under the mapping
@@ -363,6 +371,10 @@ class GraphGrade(ValueSweeps, LateChecks):
                 trace=trace(inferred, out_graph, ref_graph),
                 details=counterexample_details(inferred, out_graph, ref_graph)),
                 out_graph, ref_graph, deadlock=deadlock, whole=exact)
+            failed = self.or_table(failed, out_graph, ref_graph, staged, values, const_map,
+                                   deadlock=deadlock)
+            if failed.passed:
+                return failed
             if inferred.verdict != BehaviorVerdict.REVERSE_FAIL or not inferred.variables:
                 return self.replayed(failed, inferred, staged, model, out_graph) if whole \
                     else failed
@@ -379,19 +391,7 @@ class GraphGrade(ValueSweeps, LateChecks):
                                Reason.OBSERVABLE_RECOMPUTED, mapping=mapping)
         ref_constants = frozenset(staged.ref_shape.constants)
         self.facts["mapping_tla"] = substitutions(cand, ref_constants, plan.symbols)
-        with self.timed("confirm"):
-            confirmed = confirm(self.job.harness, ref, staged, cand, values, options.timeout)
-            self.runs += confirmed.tlc_runs
-            if confirmed.check.verdict is Verdict.DEADLOCK and checks_deadlock(ref):
-                # (under a CONSTRAINT) a deadlock counts only where the reference has none
-                stuck = reference_deadlocks(self.job.harness, ref, options.timeout)
-                self.runs += 1
-                if stuck is not None:
-                    self.facts[DEADLOCK_DETAIL] = stuck
-                    ref = without_deadlock(ref)
-                    confirmed = confirm(self.job.harness, ref, staged, cand, values,
-                                        options.timeout)
-                    self.runs += confirmed.tlc_runs
+        confirmed, ref = self.confirmed(ref, staged, cand, values)
         if not confirmed.fairness_checked:
             self.retried("confirm_without_fairness")
             self.facts["fairness_checked"] = False
@@ -404,8 +404,10 @@ class GraphGrade(ValueSweeps, LateChecks):
         elif check.verdict is Verdict.OK and not check.vacuous:
             live = self.reverse_liveness(staged, values, cand, inferred.image)
             if isinstance(live, BehaviorResult):
-                return self.with_class(replace(live, mapping=mapping), out_graph, ref_graph,
-                                       found=inferred.image, deadlock=deadlock, whole=exact)
+                return self.or_table(self.with_class(
+                    replace(live, mapping=mapping), out_graph, ref_graph, found=inferred.image,
+                    deadlock=deadlock, whole=exact), out_graph, ref_graph, staged, values,
+                    const_map, deadlock=deadlock, found=inferred.image)
             return self.result(BehaviorVerdict.OK, f"refines both ways under "
                                f"{describe(cand, ref_constants)}{note}", mapping=mapping,
                                details=live)
@@ -416,9 +418,11 @@ class GraphGrade(ValueSweeps, LateChecks):
             return self.step_aside(f"TLC could not run the inferred mapping "
                                    f"({check_label(check)}: {check.detail[:200]})",
                                    Reason.TLC_ERROR_WRAPPER)
-        return self.with_class(self.result(
+        return self.or_table(self.with_class(self.result(
             BehaviorVerdict.FORWARD_FAIL, f"under {describe(cand, ref_constants)}, TLC's "
             f"forward run finds {check_label(check)} (the reference's specification with its "
             f"fairness, a temporal property or an invariant){note}", Reason.TLC_FORWARD,
             mapping=mapping, trace=check.trace, details={"trace_of": "output"}),
-            out_graph, ref_graph, found=inferred.image, deadlock=deadlock, whole=exact)
+            out_graph, ref_graph, found=inferred.image, deadlock=deadlock, whole=exact),
+            out_graph, ref_graph, staged, values, const_map, deadlock=deadlock,
+            found=inferred.image)

@@ -76,6 +76,8 @@ class GradeBase:
     sweep: Sweep[Exploration] = field(default_factory=lambda: Sweep(1))
     #: the class of every state mapping, decided per pair of graphs (`any_mapping`)
     decisions: list[tuple[StateGraph, StateGraph, AnyMapping]] = field(default_factory=list)
+    #: the candidates the classes found for the last failure (`with_class`), by source
+    class_candidates: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.clock = StageClock(self.job.deadline)

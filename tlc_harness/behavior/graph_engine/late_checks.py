@@ -145,8 +145,10 @@ class LateChecks(GradeBase):
         """A failure with whether it holds for every mapping that could work: for every state
         mapping where both graphs are whole (`any_mapping`), else for every mapping of the
         named class (`completeness.named_class`; `soundness.classify` reads `mapping_class`)."""
+        self.class_candidates = []
         if result.verdict not in FAILURES:
             return result
+        anything = None
         if whole:
             anything = self.any_mapping(out_graph, ref_graph)
             if anything.outcome is any_mapping.Outcome.FAILS:
@@ -156,6 +158,10 @@ class LateChecks(GradeBase):
             result = replace(result, details={**result.details, **anything.facts()})
         check = named_class(out_graph, ref_graph, found=found or None,
                             forward_only=forward_only, deadlock=deadlock)
+        if whole and check.holds:
+            self.class_candidates.append(("a member of the named class", check.holds))
+        if anything is not None and anything.outcome is any_mapping.Outcome.CANDIDATE:
+            self.class_candidates.append((f"the graphs' {anything.kind}", anything.image))
         return replace(result, details={**result.details, **check.facts()})
 
     def any_mapping(self, out_graph: StateGraph, ref_graph: StateGraph) -> any_mapping.AnyMapping:

@@ -81,13 +81,19 @@ def test_a_named_variable_with_more_values_is_read_through_every_onto_function()
     assert not over.complete and "too many" in over.why
 
 
-def test_numbers_stand_for_themselves_where_both_sides_hold_numbers() -> None:
-    # the same numbers, a different order of steps: the one member fails
+def test_no_number_stands_for_itself() -> None:
+    # the same numbers in another order: processes 1..N numbered otherwise are the same
+    # behavior, so the renumbering is in the class and holds (the class used to keep every
+    # number fixed, and called the one member's failure a proof)
     ref = _cycle("x", [0, 1, 2])
     out = StateGraph(("x",), [(0,), (2,), (1,)], [0], [(0, 1), (1, 2), (2, 0)])
-    assert named_class(out, ref).complete
+    check = named_class(out, ref)
+    assert not check.complete and "holds both ways" in check.why
     # numbers for the reference's model values are values like any other
     assert not named_class(_cycle("x", [1, 2]), _cycle("x", ["p", "q"])).complete
+    # and where no renumbering holds, every one fails: a proof
+    swapped = StateGraph(("x",), [(0,), (1,), (2,)], [0], [(0, 1), (1, 0), (1, 2)])
+    assert named_class(swapped, ref).complete
 
 
 def test_a_member_with_the_failing_mappings_image_fails_with_it() -> None:

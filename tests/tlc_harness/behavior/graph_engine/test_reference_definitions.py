@@ -119,14 +119,18 @@ def test_an_override_of_a_name_the_output_never_writes_is_not_uncarried() -> Non
 
 
 # ------------------------------------------------------------------- graded with TLC
-@pytest.mark.parametrize(("out", "verdict"), [(OUT, V.OK), (UNFADES, V.NO_MAPPING)])
+@pytest.mark.parametrize(("out", "verdict", "soundness"), [
+    (OUT, V.OK, S.JUSTIFIED), (UNFADES, V.FORWARD_FAIL, S.MAPPING_FREE)])
 def test_an_output_under_definitions_paired_by_meaning_is_decided_on_the_graphs(
-        harness: Harness, out: str, verdict: BehaviorVerdict) -> None:
+        harness: Harness, out: str, verdict: BehaviorVerdict, soundness: Soundness) -> None:
     graded = _grade(harness, out)
-    # the failing output keeps no variable of the reference's names: the mappings tried are
-    # not shown to be all that could work (`mapping_class_incomplete`), never an ok
+    # the failing output keeps no variable of the reference's names, so the named class says
+    # nothing; its whole graph maps onto the reference's under no state mapping at all
     assert graded.verdict is verdict, graded.reason
-    assert graded.soundness is (S.JUSTIFIED if verdict is V.OK else None), graded.reason
+    assert graded.soundness is soundness, graded.reason
+    if verdict is not V.OK:
+        assert graded.details["mapping_basis"] == "any_mapping"
+        assert graded.details["any_mapping_kind"] == "homomorphism"
     assert "fallback" not in graded.details  # the graphs decided, not the wrappers
     assert graded.details["constants"]["Colors"]["source"] == "reference_definition"
 
