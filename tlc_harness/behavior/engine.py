@@ -21,6 +21,7 @@ from tlc_harness.behavior.deadline import BudgetedHarness, Clock, Deadline, Outp
 from tlc_harness.behavior.graph_engine import GraphEngine
 from tlc_harness.behavior.graph_engine.initial_states import fewer_initial_states
 from tlc_harness.behavior.graph_engine.stored_constants import smaller_whatever_stored
+from tlc_harness.behavior.graph_engine.symbol_check import opaque_tokens, symbols_to_withdraw
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.policy import POLICIES, Engine, Job, StepAside
 from tlc_harness.behavior.reverse_liveness import require_liveness_checked
@@ -90,27 +91,54 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
     ref, system = system_model(ref)
     try:
         job = Job(harness, ref, out_files, out_main, options, deadline)
-        result = run_policy(job)
-        for rule in (justify_ok, require_liveness_checked):  # what an `ok` must also show
-            result = rule(result, ref, job.staged)
-        result = classify(result)  # every decided verdict has a class, or is not decided
-        if result.verdict in (BehaviorVerdict.NO_MAPPING, BehaviorVerdict.UNDECIDED):
-            # what no engine decided, a check that needs no mapping may (it holds for any)
-            clock = StageClock()  # timing only: each check meets the deadline in its runs
-            for stage, check in MAPPING_FREE_STAGES:
-                with clock.timed(stage):
-                    found = check(job, result)
-                if found is not None:  # the seconds spent before it stay on the record
-                    result = add_stage_seconds(classify(found),
-                                               result.details.get("stage_seconds") or {})
-                    break
-            result = add_stage_seconds(result, clock.seconds)
+        result = _decided(job)
+        withdrawn: dict[str, str] = {}
+        while result.verdict.decided and opaque_tokens(result):
+            # a constant taken as a symbol stands for every value only where it meets
+            # symbols alone; the ones that meet another sort are graded as values
+            mixed = symbols_to_withdraw(job, result)
+            if mixed is None:
+                result = replace(result, verdict=BehaviorVerdict.UNDECIDED,
+                                 code=Reason.SYMBOL_UNCHECKED, soundness=None, reason=(
+                                     f"the output's graph, which would show whether "
+                                     f"{', '.join(sorted(opaque_tokens(result)))} meet only "
+                                     f"symbols, cannot be explored ({result.verdict}: "
+                                     f"{result.reason})"))
+                break
+            if not mixed:
+                break
+            withdrawn.update(mixed)
+            job = replace(job, not_symbols=frozenset(withdrawn))
+            result = _decided(job)
+        if withdrawn:
+            result = replace(result, details={**result.details, "not_symbols": withdrawn})
     except (RenameError, SpecInputError) as exc:
         return BehaviorResult(BehaviorVerdict.UNDECIDED, None, f"the output cannot be staged for TLC: {exc}",
                               time.monotonic() - start, engine=options.engine,
                               code=Reason.UNSTAGEABLE_OUTPUT)
     return replace(result, details={**result.details, "reference_model": system}) \
         if system else result
+
+
+def _decided(job: Job) -> BehaviorResult:
+    """The policy's verdict with the rules an `ok` must pass, classified, or else what a
+    check that needs no mapping decides."""
+    result = run_policy(job)
+    for rule in (justify_ok, require_liveness_checked):  # what an `ok` must also show
+        result = rule(result, job.ref, job.staged)
+    result = classify(result)  # every decided verdict has a class, or is not decided
+    if result.verdict in (BehaviorVerdict.NO_MAPPING, BehaviorVerdict.UNDECIDED):
+        # what no engine decided, a check that needs no mapping may (it holds for any)
+        clock = StageClock()  # timing only: each check meets the deadline in its runs
+        for stage, check in MAPPING_FREE_STAGES:
+            with clock.timed(stage):
+                found = check(job, result)
+            if found is not None:  # the seconds spent before it stay on the record
+                result = add_stage_seconds(classify(found),
+                                           result.details.get("stage_seconds") or {})
+                break
+        result = add_stage_seconds(result, clock.seconds)
+    return result
 
 
 def run_policy(job: Job) -> BehaviorResult:

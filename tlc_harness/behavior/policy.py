@@ -11,7 +11,7 @@ more module implementing `Engine`, registered by name in `engine.py`, and a step
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Protocol
 
@@ -33,12 +33,19 @@ class Job:
     out_main: str
     options: BehaviorOptions
     deadline: Deadline = field(default_factory=lambda: Deadline(None))
+    #: constants the text takes as symbols whose values the output's graph shows meeting
+    #: another sort (`graph_engine.symbol_sorts`): graded as values, as any other constant
+    not_symbols: frozenset[str] = frozenset()
 
     @cached_property
     def staged(self) -> Staged:
         """The output staged beside the reference, once for the whole grade (every stage and
         check reads this one; `RenameError` where its modules cannot be renamed)."""
-        return stage_output(self.out_files, self.out_main, self.ref)
+        staged = stage_output(self.out_files, self.out_main, self.ref)
+        if not self.not_symbols:
+            return staged
+        shape = replace(staged.out_shape, symbols=staged.out_shape.symbols - self.not_symbols)
+        return replace(staged, out_shape=shape)
 
 
 @dataclass(frozen=True)

@@ -99,6 +99,7 @@ class Reason(enum.StrEnum):
     SUBSCRIPT_INCOMPLETE = "subscript_incomplete"
     VALUE_BY_TRYING = "value_by_trying"
     VALUE_GUESSED = "value_guessed"
+    SYMBOL_UNCHECKED = "symbol_unchecked"
     OBSERVABLE_RECOMPUTED = "observable_recomputed"
     WITNESS_NOT_REPLAYED = "witness_not_replayed"
     OWN_RUN_LIMIT = "own_run_limit"
@@ -175,6 +176,9 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
                              "an `ok` under some values of a free constant, not under others"),
     Reason.VALUE_GUESSED: (_V.UNDECIDED,
                            "an `ok` under values the reference does not fix for a constant"),
+    Reason.SYMBOL_UNCHECKED: (_V.UNDECIDED, "a verdict under a model value for a constant "
+                              "taken as a symbol, whose uses the output's graph cannot "
+                              "show meet only symbols"),
     Reason.OBSERVABLE_RECOMPUTED: (_V.UNDECIDED, "an `ok` only with a variable of R computed "
                                    "from the output's others while its own of that name is "
                                    "unread"),
