@@ -10,7 +10,11 @@ state it meets is in the table's domain.
 
 A candidate must read each reference variable from the output variable of its name, where
 there is one, through a map of that variable's values (`routes_around`): the output's
-observable is what the description names, and a mapping may not go around it.
+observable is what the description names, and a mapping may not go around it. And those maps
+must be one renaming of the atoms applied everywhere (`renaming`): no number stands for
+itself (processes `1..N` may be numbered otherwise), but a process renumbered in one variable
+is renumbered in every other and in function domains, so an output that counts a neighbour's
+steps where the reference counts its own is not taken for a renaming of it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from tlc_harness.behavior import checks
 from tlc_harness.behavior.graph_engine.search_state import Inferred, tuple_value
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.translation import TextBuilder
+from tlc_harness.behavior.values import Fn, Value, is_field_name, sort_key
 from tlc_harness.behavior.verdicts import BehaviorVerdict
 
 #: the largest output graph written as a table (TLC evaluates the table once, in time
@@ -50,7 +55,7 @@ def table_mapping(out: StateGraph, ref: StateGraph, image: Sequence[int], *,
     not one (a check fails, a named variable is routed around, the table is too large)."""
     if len(out) > MAX_TABLE_STATES or len(image) != len(out) or min(image, default=0) < 0:
         return None
-    if routes_around(out, ref, image) is not None:
+    if routes_around(out, ref, image) is not None or renaming(out, ref, image) is None:
         return None
     image = list(image)
     if not checks.forward(out, ref, image, deadlock=deadlock).ok or \
@@ -65,3 +70,237 @@ def table_mapping(out: StateGraph, ref: StateGraph, image: Sequence[int], *,
     return Inferred(BehaviorVerdict.OK, "a table of the output's states holds both ways on "
                     "the graphs", variables, texts.definitions, sorted(texts.model_values),
                     image)
+
+
+# ------------------------------------------------------ one renaming of each sort's atoms
+#: partial renamings tried when the values alone do not fix one (a count of work)
+MAX_RENAMINGS = 20_000
+
+Path = tuple[str, ...]
+Key = tuple[int, Value]  # (sort, atom)
+
+
+def renaming(out: StateGraph, ref: StateGraph, image: Sequence[int]) -> dict[Key, Value] | None:
+    """One bijection of each sort's atoms (numbers, strings, model values, booleans: none
+    stands for itself) that turns every named output variable's value into its reference
+    namesake's value in the image; None where there is none, or the search's count runs out.
+
+    A *slot* is where an atom sits in a named variable's values: the variable itself, a set's
+    elements (`{}`), a record's field (`.f`), a sequence's items (`[]`, positions stay), a
+    function's domain (`dom`) and range (`[]`). A tuple is a function over `1..n` (processes
+    numbered from 1) where every tuple in its slot has one length, else a sequence. Slots are
+    one *sort* where one indexes the other: a slot whose atoms lie in a domain's atoms, on
+    both sides, is that domain's sort (a process held by `tok` and indexing `count` is renamed
+    by one permutation in both); other slots are sorts of their own (a counter's values)."""
+    lowered = {v.lower(): k for k, v in enumerate(out.variables)}
+    named = [(lowered[r.lower()], k, r.lower()) for k, r in enumerate(ref.variables)
+             if r.lower() in lowered]
+    pairs: set[tuple[Path, Value, Value]] = {((name,), state[g], ref.states[target][r])
+             for state, target in zip(out.states, image, strict=True) for g, r, name in named}
+    lengths: dict[Path, set[int]] = {}
+    for path, g, r in pairs:
+        _lengths(path, g, lengths)
+        _lengths(path, r, lengths)
+    sequences = frozenset(p for p, n in lengths.items() if len(n) > 1)
+    sorts = _sorts(pairs, sequences)
+    budget = [MAX_RENAMINGS]
+    return _solve({}, {}, sorted(pairs, key=lambda p: _size(p[1])), sorts, sequences, budget)
+
+
+def _lengths(path: Path, value: Value, found: dict[Path, set[int]]) -> None:
+    """The lengths of the tuples at each slot."""
+    if isinstance(value, frozenset):
+        for v in value:
+            _lengths((*path, "{}"), v, found)
+    elif isinstance(value, Fn):
+        if value.is_tuple():
+            found.setdefault(path, set()).add(len(value))
+        for k, v in value.items:
+            _lengths((*path, f".{k}" if _record(value) else "[]"), v, found)
+
+
+def _slots(path: Path, value: Value, found: dict[Path, set[Value]],
+           sequences: frozenset[Path]) -> None:
+    if isinstance(value, frozenset):
+        for v in value:
+            _slots((*path, "{}"), v, found, sequences)
+    elif isinstance(value, Fn):
+        if _record(value):
+            for k, v in value.items:
+                _slots((*path, f".{k}"), v, found, sequences)
+        else:
+            for k, v in value.items:
+                if not _positional(value, path, sequences):
+                    _slots((*path, "dom"), k, found, sequences)
+                _slots((*path, "[]"), v, found, sequences)
+    else:
+        found.setdefault(path, set()).add(value)
+
+
+def _positional(value: Fn, path: Path, sequences: frozenset[Path]) -> bool:
+    """A record, or a tuple of a slot whose tuples differ in length: its keys stay."""
+    return _record(value) or (value.is_tuple() and path in sequences)
+
+
+def _sorts(pairs: set[tuple[Path, Value, Value]], sequences: frozenset[Path]
+           ) -> dict[Path, int]:
+    """Each slot's sort (see `renaming`)."""
+    mine: dict[Path, set[Value]] = {}
+    theirs: dict[Path, set[Value]] = {}
+    for path, g, r in pairs:
+        _slots(path, g, mine, sequences)
+        _slots(path, r, theirs, sequences)
+    paths = sorted(set(mine) | set(theirs))
+    parent = {p: p for p in paths}
+
+    def root(p: Path) -> Path:
+        while parent[p] != p:
+            p = parent[p]
+        return p
+
+    domains = [d for d in paths if d[-1] == "dom"]
+    for d in domains:
+        for p in paths:
+            if p != d and mine.get(p, set()) <= mine.get(d, set()) and \
+                    theirs.get(p, set()) <= theirs.get(d, set()):
+                parent[root(p)] = root(d)
+    ids: dict[Path, int] = {}
+    return {p: ids.setdefault(root(p), len(ids)) for p in paths}
+
+
+def _size(value: Value) -> int:
+    return len(value) if isinstance(value, (frozenset, Fn)) else 0
+
+
+def _record(value: Fn) -> bool:
+    return bool(value.items) and all(isinstance(k, str) and is_field_name(k)
+                                     for k, _ in value.items)
+
+
+def _solve(pi: dict[Key, Value], back: dict[Key, Value],
+           todo: list[tuple[Path, Value, Value]], sorts: dict[Path, int],
+           sequences: frozenset[Path], budget: list[int]) -> dict[Key, Value] | None:
+    """Propagate the pairs into `pi` until nothing is left (a renaming) or a pair cannot hold
+    (None); where only a choice of an unbound atom is left, try each in turn."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return None
+    while True:
+        left: list[tuple[Path, Value, Value]] = []
+        moved = False
+        for path, g, r in todo:
+            got = _Unifier(pi, back, sorts, sequences).unify(path, g, r)
+            if got is False:
+                return None
+            if got is None:
+                left.append((path, g, r))
+            else:
+                moved = True
+        todo = left
+        if not todo:
+            return pi
+        if not moved:
+            break
+    # a choice: the first unbound atom of the first open pair, to each free atom of its sort
+    unifier = _Unifier(pi, back, sorts, sequences)
+    path, g, r = todo[0]
+    slot, atom = unifier.unbound(path, g)
+    sort = sorts[slot]
+    mine: dict[Path, set[Value]] = {}
+    _slots(path, r, mine, sequences)
+    free = sorted({b for p, vs in mine.items() if sorts.get(p) == sort for b in vs
+                   if (sort, b) not in back}, key=sort_key)
+    for target in free:
+        tried_pi, tried_back = dict(pi), dict(back)
+        tried_pi[(sort, atom)], tried_back[(sort, target)] = target, atom
+        found = _solve(tried_pi, tried_back, list(todo), sorts, sequences, budget)
+        if found is not None:
+            return found
+    return None
+
+
+class _Unifier:
+    """Whether a value renamed sort by sort is another, binding what the shapes force."""
+
+    def __init__(self, pi: dict[Key, Value], back: dict[Key, Value],
+                 sorts: dict[Path, int], sequences: frozenset[Path]) -> None:
+        self.pi, self.back, self.sorts, self.sequences = pi, back, sorts, sequences
+
+    def bind(self, path: Path, a: Value, b: Value) -> bool:
+        sort = self.sorts[path]
+        if (sort, a) in self.pi:
+            return self.pi[(sort, a)] == b
+        if (sort, b) in self.back:
+            return False  # one-to-one within a sort
+        self.pi[(sort, a)], self.back[(sort, b)] = b, a
+        return True
+
+    def unbound(self, path: Path, value: Value) -> tuple[Path, Value]:
+        """The first atom of `value` (at `path`) whose sort's renaming does not name it."""
+        found: dict[Path, set[Value]] = {}
+        _slots(path, value, found, self.sequences)
+        for slot in sorted(found):
+            for atom in sorted(found[slot], key=sort_key):
+                if (self.sorts[slot], atom) not in self.pi:
+                    return slot, atom
+        raise ValueError("every atom is bound")
+
+    def renamed(self, path: Path, value: Value) -> Value | None:
+        """`value` renamed, or None where an atom is not bound yet."""
+        if isinstance(value, frozenset):
+            items = [self.renamed((*path, "{}"), v) for v in value]
+            return None if any(v is None for v in items) else frozenset(
+                v for v in items if v is not None)
+        if isinstance(value, Fn):
+            pairs = []
+            for k, v in value.items:
+                key = k if _positional(value, path, self.sequences) else \
+                    self.renamed((*path, "dom"), k)
+                item = self.renamed((*path, f".{k}" if _record(value) else "[]"), v)
+                if key is None or item is None:
+                    return None
+                pairs.append((key, item))
+            return Fn(pairs)
+        return self.pi.get((self.sorts[path], value))
+
+    def unify(self, path: Path, g: Value, r: Value) -> bool | None:
+        """True/False: whether `g` renamed is `r`; None where that needs a choice."""
+        if _atom(g) or _atom(r):
+            return _atom(g) and _atom(r) and self.bind(path, g, r)
+        done = self.renamed(path, g)
+        if done is not None:
+            return done == r
+        if isinstance(g, frozenset) or isinstance(r, frozenset):
+            if not (isinstance(g, frozenset) and isinstance(r, frozenset)) or len(g) != len(r):
+                return False
+            if len(g) == 1:
+                return self.unify((*path, "{}"), next(iter(g)), next(iter(r)))
+            return None
+        assert isinstance(g, Fn) and isinstance(r, Fn)
+        fixed = _positional(g, path, self.sequences)
+        if len(g) != len(r) or _record(g) != _record(r) or \
+                fixed != _positional(r, path, self.sequences):
+            return False
+        if fixed:  # a record's fields, a sequence's positions stay
+            if {k for k, _ in g.items} != {k for k, _ in r.items}:
+                return False
+            results = [self.unify((*path, f".{k}" if _record(g) else "[]"), v, r[k])
+                       for k, v in g.items]
+            return False if False in results else None if None in results else True
+        undecided = False
+        for k, v in g.items:
+            key = self.renamed((*path, "dom"), k)
+            if key is None:
+                undecided = True
+                continue
+            if key not in r:
+                return False
+            got = self.unify((*path, "[]"), v, r[key])
+            if got is False:
+                return False
+            undecided = undecided or got is None
+        return None if undecided else True
+
+
+def _atom(value: Value) -> bool:
+    return not isinstance(value, (frozenset, Fn))

@@ -1,0 +1,72 @@
+"""Candidates written as tables over the output's states (`graph_engine.table_mapping`): a
+candidate reads each named variable through one renaming of the atoms, applied everywhere."""
+
+from __future__ import annotations
+
+from tlc_harness.behavior.graph_engine.table_mapping import (
+    TABLE,
+    renaming,
+    routes_around,
+    table_mapping,
+)
+from tlc_harness.behavior.graphs import StateGraph
+from tlc_harness.behavior.values import Fn, Value
+
+
+def _counts(*pairs: tuple[int, int]) -> Value:
+    return Fn(pairs)
+
+
+def _ring(first: int, order: list[int], count_of: dict[int, int]) -> StateGraph:
+    """A token going round processes `order`; the process `count_of[holder]` counts each
+    pass (its counter flips between 0 and 1), so a state is (tok, counts)."""
+    states: list[tuple[Value, ...]] = []
+    counts = {p: 0 for p in order}
+    edges = []
+    tok = order.index(first)
+    for step in range(2 * len(order)):
+        states.append((order[tok], _counts(*sorted(counts.items()))))
+        counts[count_of[order[tok]]] ^= 1
+        tok = (tok + 1) % len(order)
+        if step:
+            edges.append((step - 1, step))
+    edges.append((len(states) - 1, 0))
+    return StateGraph(("tok", "counts"), states, [0], edges)
+
+
+REF = _ring(0, [0, 1, 2], {0: 0, 1: 1, 2: 2})  # each holder counts its own passes
+IDENTITY = list(range(len(REF)))
+
+
+def test_processes_renumbered_everywhere_are_one_renaming() -> None:
+    # the output numbers its processes 1..3 in another order, in tok and in counts alike
+    out = _ring(3, [3, 1, 2], {3: 3, 1: 1, 2: 2})
+    pi = renaming(out, REF, IDENTITY)
+    assert pi is not None and {a: b for (_, a), b in pi.items() if a in (1, 2, 3)} == {3: 0, 1: 1, 2: 2}
+    assert routes_around(out, REF, IDENTITY) is None
+
+
+def test_a_neighbours_count_is_not_a_renaming() -> None:
+    # each holder counts the next process's passes: each variable alone has a value map that
+    # fits, but no one renaming of the processes fits both
+    out = _ring(0, [0, 1, 2], {0: 1, 1: 2, 2: 0})
+    assert routes_around(out, REF, IDENTITY) is None
+    assert renaming(out, REF, IDENTITY) is None
+    assert table_mapping(out, REF, IDENTITY) is None
+
+
+def test_a_table_reads_each_reference_variable_from_the_state() -> None:
+    out = _ring(3, [3, 1, 2], {3: 3, 1: 1, 2: 2})
+    found = table_mapping(out, REF, IDENTITY)
+    assert found is not None
+    assert found.variables == {"tok": f"{TABLE}[<<tok, counts>>][1]",
+                               "counts": f"{TABLE}[<<tok, counts>>][2]"}
+    assert found.definitions[0].startswith(f"{TABLE} == [AliasV \\in {{")
+
+
+def test_a_mapping_around_a_named_variable_is_no_candidate() -> None:
+    # the image sends two states with the same output tok to references with different toks
+    out = StateGraph(("tok",), [(0,), (0,)], [0], [(0, 1)])
+    ref = StateGraph(("tok",), [(0,), (1,)], [0], [(0, 1)])
+    assert routes_around(out, ref, [0, 1]) == "tok"
+    assert table_mapping(out, ref, [0, 1]) is None
