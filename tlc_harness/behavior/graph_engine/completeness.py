@@ -11,10 +11,12 @@ reachable states, so h maps the output variable's values onto the reference vari
 - with fewer output values than reference values no h is onto: every mapping fails;
 - with as many, h is a bijection, and every bijection of the two value sets is checked on the
   graphs or shown to fail (`bijections`: the members that could pass keep how states and
-  steps hold the values; within `MAX_NODES` partial assignments); no value stands for
-  itself, numbers included: an output whose processes are `1..N` may number them otherwise
-  than the reference, and a count may be kept with an offset, so every bijection of all the
-  values is the class;
+  steps hold the values; within `MAX_NODES` partial assignments); a value holding numbers
+  stands for itself where both sides hold the same numbers and none of them is an
+  *identity* (a number that indexes a function variable of either graph, as processes `1..N`
+  index `pc`): a count is that count; identities may be renumbered (an output whose
+  processes are numbered otherwise than the reference's is in the class), and where the two
+  sides hold other numbers (an offset) every bijection of all the values is the class;
 - with more, h merges some values: the class is every function onto the reference
   variable's values (`merges`), enumerated where they are few (a boolean kept as a three-way
   state, a one-valued reference variable); past the budget the class is not covered (on part
@@ -36,9 +38,10 @@ import math
 from dataclasses import dataclass
 
 from tlc_harness.behavior import checks
+from tlc_harness.behavior.features import index_sets
 from tlc_harness.behavior.graph_engine import bijections, merges, unnamed
 from tlc_harness.behavior.graphs import StateGraph
-from tlc_harness.behavior.values import Value, sort_key
+from tlc_harness.behavior.values import Value, atoms, is_number, sort_key
 
 MAX_VALUES = 6          # forward only: values of one variable whose bijections are all tried
 MAX_MEMBERS = 5_000     # forward only: combinations of bijections checked
@@ -65,6 +68,17 @@ class ClassCheck:
                 "mapping_class_reason": self.why, "mapping_class_members": self.members}
 
 
+def _numeric(values: list[Value]) -> set[Value]:
+    """The values holding a number."""
+    return {v for v in values if any(is_number(a) for a in atoms(v))}
+
+
+def identity_numbers(graph: StateGraph) -> set[Value]:
+    """The numbers that index a function variable (processes `1..N` of `pc`): identities,
+    which a renumbering may permute, where other numbers are counts."""
+    return {a for domain in index_sets(graph) for v in domain for a in atoms(v) if is_number(a)}
+
+
 def named_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None = None,
                 forward_only: bool = False, deadlock: bool = False,
                 reverse_budget: int = 500_000) -> ClassCheck:
@@ -73,6 +87,11 @@ def named_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None = N
     and fail with it); `forward_only`: on a graph that is only part of the output's (bounded
     sets), where a member fails only forward."""
     lowered = {v.lower(): v for v in out.variables}
+    identities = identity_numbers(out) | identity_numbers(ref)
+
+    def identity(value: Value) -> bool:
+        return any(is_number(a) and a in identities for a in atoms(value))
+
     columns: list[tuple[list[Value], list[Value], list[Value]]] = []
     ref_columns: list[list[Value]] = []
     fixed: list[frozenset[Value]] = []
@@ -101,8 +120,14 @@ def named_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None = N
         if len(g_vals) != len(r_vals):
             return ClassCheck(False, f"the output's {g} takes {len(g_vals)} values, the "
                               f"reference's {r} {len(r_vals)}: a mapping may merge them")
-        # no number stands for itself: processes 1..N may be renumbered, a count offset
-        fixed.append(frozenset())
+        g_num, r_num = _numeric(g_vals), _numeric(r_vals)
+        same_numbers = bool(g_num) and g_num == r_num
+        # a count stands for itself; a process numbered 1..N (an identity) does not
+        fixed.append(frozenset(v for v in g_num if not identity(v)) if same_numbers
+                     else frozenset())
+        if forward_only and g_num and r_num and not same_numbers:
+            return ClassCheck(False, f"the output's {g} holds other numbers than the "
+                              f"reference's {r}: an offset or a renumbering may fit")
         columns.append((g_col, [v for v in g_vals if v not in fixed[-1]],
                         [v for v in r_vals if v not in fixed[-1]]))
         ref_columns.append(r_col)

@@ -11,10 +11,11 @@ state it meets is in the table's domain.
 A candidate must read each reference variable from the output variable of its name, where
 there is one, through a map of that variable's values (`routes_around`): the output's
 observable is what the description names, and a mapping may not go around it. And those maps
-must be one renaming of the atoms applied everywhere (`renaming`): no number stands for
-itself (processes `1..N` may be numbered otherwise), but a process renumbered in one variable
+must be one renaming of each sort's atoms applied everywhere (`renaming`): processes that
+index a function (`1..N`) may be numbered otherwise, but a process renumbered in one variable
 is renumbered in every other and in function domains, so an output that counts a neighbour's
-steps where the reference counts its own is not taken for a renaming of it.
+steps where the reference counts its own is not taken for a renaming of it; and a count
+stands for itself (cash that starts at 1 is not the reference's cash starting at 0).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from tlc_harness.behavior import checks
 from tlc_harness.behavior.graph_engine.search_state import Inferred, tuple_value
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.translation import TextBuilder
-from tlc_harness.behavior.values import Fn, Value, is_field_name, sort_key
+from tlc_harness.behavior.values import Fn, Value, is_field_name, is_number, sort_key
 from tlc_harness.behavior.verdicts import BehaviorVerdict
 
 #: the largest output graph written as a table (TLC evaluates the table once, in time
@@ -81,9 +82,10 @@ Key = tuple[int, Value]  # (sort, atom)
 
 
 def renaming(out: StateGraph, ref: StateGraph, image: Sequence[int]) -> dict[Key, Value] | None:
-    """One bijection of each sort's atoms (numbers, strings, model values, booleans: none
-    stands for itself) that turns every named output variable's value into its reference
-    namesake's value in the image; None where there is none, or the search's count runs out.
+    """One bijection of each sort's atoms (strings, model values, booleans, and numbers that
+    are identities: a count stands for itself) that turns every named output variable's
+    value into its reference namesake's value in the image; None where there is none, or
+    the search's count runs out.
 
     A *slot* is where an atom sits in a named variable's values: the variable itself, a set's
     elements (`{}`), a record's field (`.f`), a sequence's items (`[]`, positions stay), a
@@ -91,7 +93,9 @@ def renaming(out: StateGraph, ref: StateGraph, image: Sequence[int]) -> dict[Key
     numbered from 1) where every tuple in its slot has one length, else a sequence. Slots are
     one *sort* where one indexes the other: a slot whose atoms lie in a domain's atoms, on
     both sides, is that domain's sort (a process held by `tok` and indexing `count` is renamed
-    by one permutation in both); other slots are sorts of their own (a counter's values)."""
+    by one permutation in both); other slots are sorts of their own (a counter's values). The
+    numbers of a sort that indexes a function are identities, renamed like names; any other
+    number is a count and stands for itself."""
     lowered = {v.lower(): k for k, v in enumerate(out.variables)}
     named = [(lowered[r.lower()], k, r.lower()) for k, r in enumerate(ref.variables)
              if r.lower() in lowered]
@@ -225,9 +229,13 @@ class _Unifier:
     def __init__(self, pi: dict[Key, Value], back: dict[Key, Value],
                  sorts: dict[Path, int], sequences: frozenset[Path]) -> None:
         self.pi, self.back, self.sorts, self.sequences = pi, back, sorts, sequences
+        #: the sorts that index a function: their numbers are identities, the others counts
+        self.identities = {s for p, s in sorts.items() if p[-1] == "dom"}
 
     def bind(self, path: Path, a: Value, b: Value) -> bool:
         sort = self.sorts[path]
+        if is_number(a) and sort not in self.identities and a != b:
+            return False  # a count is that count
         if (sort, a) in self.pi:
             return self.pi[(sort, a)] == b
         if (sort, b) in self.back:

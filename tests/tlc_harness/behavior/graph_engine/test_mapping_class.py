@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tlc_harness.behavior import checks
 from tlc_harness.behavior.graph_engine.completeness import named_class
 from tlc_harness.behavior.graphs import StateGraph
-from tlc_harness.behavior.values import FALSE, TRUE, Value, parse_value, sort_key
+from tlc_harness.behavior.values import FALSE, TRUE, Fn, Value, parse_value, sort_key
 
 
 def _cycle(variable: str, values: list[Value]) -> StateGraph:
@@ -81,19 +81,24 @@ def test_a_named_variable_with_more_values_is_read_through_every_onto_function()
     assert not over.complete and "too many" in over.why
 
 
-def test_no_number_stands_for_itself() -> None:
-    # the same numbers in another order: processes 1..N numbered otherwise are the same
-    # behavior, so the renumbering is in the class and holds (the class used to keep every
-    # number fixed, and called the one member's failure a proof)
+def test_counts_stand_for_themselves_and_identities_do_not() -> None:
+    # a count in another order: the one member (the identity) fails, a proof
     ref = _cycle("x", [0, 1, 2])
     out = StateGraph(("x",), [(0,), (2,), (1,)], [0], [(0, 1), (1, 2), (2, 0)])
-    check = named_class(out, ref)
-    assert not check.complete and "holds both ways" in check.why
+    assert named_class(out, ref).complete
     # numbers for the reference's model values are values like any other
     assert not named_class(_cycle("x", [1, 2]), _cycle("x", ["p", "q"])).complete
-    # and where no renumbering holds, every one fails: a proof
-    swapped = StateGraph(("x",), [(0,), (1,), (2,)], [0], [(0, 1), (1, 0), (1, 2)])
-    assert named_class(swapped, ref).complete
+    # processes that index a function are identities: the same ring visited in another
+    # order is the reference's ring with two processes renumbered, a member that holds (the
+    # class used to keep every number fixed, and called the one member's failure a proof)
+    def ring(order: list[int]) -> StateGraph:
+        states: list[tuple[Value, ...]] = [
+            (p, Fn.tuple_of([TRUE if q == p else FALSE for q in (1, 2, 3)])) for p in order]
+        return StateGraph(("tok", "has"), states, [0], [(0, 1), (1, 2), (2, 0)])
+
+    check = named_class(ring([1, 3, 2]), ring([1, 2, 3]))
+    assert not check.complete and "holds both ways" in check.why
+    assert check.holds == (0, 1, 2)  # process 3 renamed 2: each state to its position
 
 
 def test_a_member_with_the_failing_mappings_image_fails_with_it() -> None:
