@@ -18,10 +18,11 @@ a decided verdict whose facts are missing is `undecided` (`facts_missing`). Then
   of which holds the other: `search.named_alike`, or the same role by use:
   `search.used_alike`) nor the only one, while another pairing did not fail, is `no_mapping`
   (`pairing_ambiguous`);
-- an output with too few states, initial states or steps, with behaviors that all stop
-  changing sooner than one of the reference's, or whose whole graph no state mapping makes
-  equivalent to the reference's (`graph_engine.any_mapping`: not isomorphic, no onto
-  homomorphism), is `mapping_free` (under any mapping), whatever check found the failure;
+- an output with too few states, initial states or steps, or with behaviors that all stop
+  changing sooner than one of the reference's, is `mapping_free` (under any mapping);
+- an output whose whole graph no state mapping makes equivalent to the reference's
+  (`graph_engine.any_mapping`: not isomorphic, no onto homomorphism), whatever check found
+  the failure, has basis `any_mapping` and its constants' class (`justified`, `enumerated`);
 - any other failure was found under mappings, and stands only where their class holds every
   mapping that could work for the shapes at hand; else it is `no_mapping`
   (`mapping_class_incomplete`);
@@ -50,10 +51,8 @@ from tlc_harness.behavior.verdicts import (
     ValueSource,
 )
 
-#: the checks that hold under any mapping of states (`checks.too_small`, `checks.halts_sooner`,
-#: `graph_engine.any_mapping`)
-MAPPING_FREE_CHECKS = frozenset({Reason.TOO_FEW_STATES, Reason.HALTS_SOONER,
-                                 Reason.NO_STATE_MAPPING})
+#: the checks that hold under any mapping of states (`checks.too_small`, `checks.halts_sooner`)
+MAPPING_FREE_CHECKS = frozenset({Reason.TOO_FEW_STATES, Reason.HALTS_SOONER})
 #: sources of values the task or the output fixes, or that do not matter to the run
 _OWN_SOURCES = frozenset({ValueSource.OUTPUT_ASSUME, ValueSource.UNUSED, ValueSource.NOT_READ})
 
@@ -92,21 +91,22 @@ def classify(result: BehaviorResult) -> BehaviorResult:
                        f"not under every other: the pairing is not justified ({result.reason})")
     if result.code in MAPPING_FREE_CHECKS:
         return _classed(result, Soundness.MAPPING_FREE, MappingBasis.ANY_MAPPING)
+    enumerated = ambiguous or any(c.source is ValueSource.EVERY_VALUE for c in facts.constants)
+    constants_class = Soundness.ENUMERATED if enumerated else Soundness.JUSTIFIED
+    if result.code is Reason.NO_STATE_MAPPING or facts.mapping_class is MappingClass.ANY_MAPPING:
+        # the two whole graphs admit no state mapping at all, under these constants' values
+        return _classed(result, constants_class, MappingBasis.ANY_MAPPING)
     if facts.mapping_class is None:
         return _missing(result, "mapping_class")
-    if facts.mapping_class is MappingClass.ANY_MAPPING:
-        # the two whole graphs admit no state mapping at all: the constants' class alone says
-        return _classed(result, Soundness.MAPPING_FREE, MappingBasis.ANY_MAPPING)
     if facts.mapping_class is MappingClass.INCOMPLETE:
         return replace(result, verdict=BehaviorVerdict.NO_MAPPING,
                        code=Reason.MAPPING_CLASS_INCOMPLETE,
                        reason=f"{result.verdict} under the mappings tried, which are not shown "
                        f"to hold every mapping that could work ({facts.mapping_class_reason}): "
                        f"{result.reason}")
-    enumerated = ambiguous or any(c.source is ValueSource.EVERY_VALUE for c in facts.constants)
     basis = (MappingBasis.NAMED_FUNCTIONS if facts.mapping_class is MappingClass.NAMED_FUNCTIONS
              else MappingBasis.NAMED_BIJECTIONS)
-    return _classed(result, Soundness.ENUMERATED if enumerated else Soundness.JUSTIFIED, basis)
+    return _classed(result, constants_class, basis)
 
 
 def _own_run(result: BehaviorResult, facts: VerdictFacts) -> BehaviorResult:

@@ -55,8 +55,7 @@ _SOUNDNESS = {
     Soundness.ENUMERATED: "a failure under every value of a finite set that holds the right "
                           "one (each value of a free constant, or each pairing of constants)",
     Soundness.MAPPING_FREE: "a failure under any mapping, not only the grammar's (too few "
-                            "states, graphs no state mapping makes equivalent, or the own "
-                            "run of an output without constants fails)",
+                            "states, or the own run of an output without constants fails)",
 }
 
 

@@ -85,11 +85,18 @@ def test_a_ring_numbered_from_one_refines_the_ring_numbered_from_zero(harness: H
     assert graded.soundness.value == "justified"  # type: ignore[attr-defined]
 
 
+def test_the_ring_visited_in_another_order_is_the_ring_renumbered(harness: Harness) -> None:
+    # 1 -> 3 -> 2: the processes index `passes`, so they are identities, and this is the
+    # reference's ring with processes 2 and 3 renumbered in `holder` and in `passes` alike
+    graded = _grade(harness, SHIFTED.replace("(holder % N) + 1",
+                                             "IF holder = 1 THEN 3 ELSE holder - 1"))
+    assert graded.verdict.value == "ok", graded.reason  # type: ignore[attr-defined]
+    assert graded.details["mapping_source"] == "a member of the named class"  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("mutant", [
     SHIFTED.replace("(holder % N) + 1", "(holder % N) + 1 /\\ holder # 2"),  # one stops early
     SHIFTED.replace("passes[holder] < 2", "passes[holder] < 3"),            # one more pass
-    # the processes visited in another order (integers are not relabelled, only shifted)
-    SHIFTED.replace("(holder % N) + 1", "IF holder = 1 THEN 3 ELSE holder - 1"),
 ])
 def test_a_renumbered_ring_that_behaves_otherwise_fails(harness: Harness, mutant: str) -> None:
     graded = _grade(harness, mutant)

@@ -8,8 +8,9 @@ for, and each reference variable reads its component, `r <- AliasState[<<x, y>>]
 confirming run explores the output's reachable states under the same constants, so every
 state it meets is in the table's domain.
 
-A candidate must read each reference variable from the output variable of its name, where
-there is one, through a map of that variable's values (`routes_around`): the output's
+A candidate must read each reference variable from the output variable of its name (every
+reference variable needs one: a table would read a nameless one from anything, a wrong count
+included) through a map of that variable's values (`routes_around`): the output's
 observable is what the description names, and a mapping may not go around it. And those maps
 must be one renaming of each sort's atoms applied everywhere (`renaming`): processes that
 index a function (`1..N`) may be numbered otherwise, but a process renumbered in one variable
@@ -53,9 +54,13 @@ def routes_around(out: StateGraph, ref: StateGraph, image: Sequence[int]) -> str
 def table_mapping(out: StateGraph, ref: StateGraph, image: Sequence[int], *,
                   deadlock: bool = False) -> Inferred | None:
     """The image as a TLA+ mapping that holds both ways on the graphs, or None where it is
-    not one (a check fails, a named variable is routed around, the table is too large)."""
+    not one (a check fails, a named variable is routed around or renamed otherwise than one
+    renaming per sort, a reference variable has no namesake, the table is too large)."""
     if len(out) > MAX_TABLE_STATES or len(image) != len(out) or min(image, default=0) < 0:
         return None
+    named = {v.lower() for v in out.variables}
+    if any(r.lower() not in named for r in ref.variables):
+        return None  # a table would read that variable from anything, a wrong count too
     if routes_around(out, ref, image) is not None or renaming(out, ref, image) is None:
         return None
     image = list(image)
