@@ -90,7 +90,7 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
     ref, system = system_model(ref)
     try:
         job = Job(harness, ref, out_files, out_main, options, deadline)
-        result = run_policy(job)
+        result = spec_unread(job, start) or run_policy(job)
         for rule in (justify_ok, require_liveness_checked):  # what an `ok` must also show
             result = rule(result, ref, job.staged)
         result = classify(result)  # every decided verdict has a class, or is not decided
@@ -111,6 +111,20 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
                               code=Reason.UNSTAGEABLE_OUTPUT)
     return replace(result, details={**result.details, "reference_model": system}) \
         if system else result
+
+
+def spec_unread(job: Job, start: float) -> BehaviorResult | None:
+    """`undecided` for an output whose formula the cfg names has no Init and Next the grader
+    can read (`Staged.spec_unread`): the stages that need them would otherwise have none, or
+    (before) operators named `Init` and `Next` that need not be the formula's."""
+    staged = job.staged
+    if not staged.spec_unread:
+        return None
+    return BehaviorResult(BehaviorVerdict.UNDECIDED, None, f"the output's {staged.out_spec} "
+                          f"(the formula the cfg names) has no initial predicate and next-state "
+                          f"action the grader can read (`I /\\ [][N]_v /\\ ...`, through "
+                          f"definitions)", time.monotonic() - start,
+                          engine=job.options.engine, code=Reason.SPEC_UNREAD)
 
 
 def run_policy(job: Job) -> BehaviorResult:
