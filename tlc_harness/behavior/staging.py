@@ -17,7 +17,7 @@ from tlc_harness.behavior.search import SpecShape, spec_shape
 from tlc_harness.behavior.verdicts import Reason
 from tlc_harness.source.behavior_parts import spec_expressions, spec_parts
 from tlc_harness.source.cfg import ModelConfig
-from tlc_harness.source.formulas import infinite_sets
+from tlc_harness.source.formulas import infinite_sets, top_definitions
 from tlc_harness.source.identifiers import analyze_task
 from tlc_harness.source.rename import RenameError, rename_module_names
 from tlc_harness.source.stdlib import TLA_KEYWORDS, standard_names
@@ -295,7 +295,7 @@ def entry_points(out_shape: SpecShape, out_files: Mapping[str, str], ref: Refere
             spec = name
             break
     if spec and ref.cfg.specification:
-        return (*(spec_parts(out_files, spec) or (None, None)), spec)
+        return (*(formula_entry(out_files, spec) or (None, None)), spec)
     if ref.cfg.init in defs and ref.cfg.next in defs:
         return ref.cfg.init, ref.cfg.next, _same_behavior(out_files, spec, ref.cfg.init,
                                                           ref.cfg.next)
@@ -320,7 +320,16 @@ def _same_behavior(out_files: Mapping[str, str], spec: str | None, init: str | N
                    nxt: str | None) -> str | None:
     """`spec` where its parts are `init` and `nxt` (under a cfg's INIT and NEXT, a formula
     of another behavior is not the one graded), else None."""
-    return spec if spec and spec_parts(out_files, spec) == (init, nxt) else None
+    return spec if spec and formula_entry(out_files, spec) == (init, nxt) else None
+
+
+def formula_entry(files: Mapping[str, str], spec: str) -> tuple[str, str] | None:
+    """(Init, Next) of the formula `spec` as `spec_parts` reads it; where tree-sitter loses
+    the definition itself (a module it reads only in part), as `formula_parts` reads its
+    text: either way the formula's own parts, never operators by their usual names."""
+    if spec in top_definitions(files):
+        return spec_parts(files, spec)
+    return formula_parts("\n".join(files.values()), spec)
 
 
 def stage_output(files: Mapping[str, str], main: str, ref: Reference) -> Staged:

@@ -36,12 +36,24 @@ def _text(src: bytes, node: Node) -> str:
     return src[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
 
+def _instanced(node: Node) -> bool:
+    """Whether `node` uses an instance's operator (`Svc!Fairness`), whose level is not read
+    here: after the box it is taken for a temporal conjunct, as a formula is written."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if n.type == "prefixed_op":
+            return True
+        todo.extend(n.children)
+    return False
+
+
 def _items(files: Mapping[str, str], spec: str) -> _Items | None:
     """The parts of the zero-argument formula `spec`: its conjuncts, through the definitions
     that hold a box of an action, sorted into state predicates (the initial predicate),
-    one `[][N]_v`, and temporal conjuncts (left out). None where it has not that shape: no
-    state predicate, not exactly one box, a box below another operator, or a definition
-    followed twice."""
+    one `[][N]_v`, and temporal conjuncts (left out; so is an instance's operator after the
+    box, `Svc!Fairness`). None where it has not that shape: no state predicate, not exactly
+    one box, a box below another operator, or a definition followed twice."""
     defs = top_definitions(files)
     if spec not in defs or defs[spec][2]:
         return None
@@ -64,7 +76,7 @@ def _items(files: Mapping[str, str], spec: str) -> _Items | None:
             elif is_temporal(node, src, defs, memo):
                 if has_box_of_action(node):
                     return False  # `\\A p : [][A(p)]_v`, `[][A]_v \\/ ...`: not read
-            else:
+            elif not (boxes and _instanced(node)):
                 init.append((node, src))
         return True
 

@@ -42,10 +42,10 @@ Spec == Init2 /\\ [][Next2]_x
 """
 
 
-def _grade(harness: Harness, text: str, ref: Reference = REF) -> tuple[BehaviorVerdict, str,
-                                                                        Reason | None, dict]:
-    graded = grade_behavior(harness, ref, {"Out.tla": text}, "Out",
-                            BehaviorOptions(engine="graphs", timeout=120))
+def _grade(harness: Harness, text: str, engine: str = "graphs"
+           ) -> tuple[BehaviorVerdict, str, Reason | None, dict[str, object]]:
+    graded = grade_behavior(harness, REF, {"Out.tla": text}, "Out",
+                            BehaviorOptions(engine=engine, timeout=120))
     return graded.verdict, graded.reason, graded.code, dict(graded.details)
 
 
@@ -60,9 +60,17 @@ Bullets == /\\ Init2
 Expr == x = 1 /\\ [][Next \\/ Next2]_x
 Two == Init /\\ [][Next]_x /\\ [][Next2]_x
 Quantified == Init /\\ \\A i \\in {1} : [][Next]_x
+Positive == x >= 0
+Restricted == Init2 /\\ [][Next2]_x /\\ Positive
+Instanced == Init2 /\\ [][Next2]_x /\\ Svc!Fairness
 ====""")}
-    for name in ("Spec", "Nested", "Bullets"):
+    for name in ("Spec", "Nested", "Bullets", "Instanced"):
         assert spec_parts(files, name) == ("Init2", "Next2"), name
+    # a state predicate after the box restricts the initial states: the initial predicate
+    # is then the two conjuncts, read as texts
+    assert spec_parts(files, "Restricted") is None
+    restricted = spec_expressions(files, "Restricted")
+    assert restricted is not None and [p.strip() for p in restricted[0]] == ["Init2", "Positive"]
     # parts that are expressions have no names, but their texts
     assert spec_parts(files, "Expr") is None
     parts = spec_expressions(files, "Expr")
@@ -116,6 +124,9 @@ def test_an_output_right_under_its_spec_is_ok_whatever_its_decoys(harness: Harne
         "Init == x = 0", "Init == x = 1")
     assert "x' = x + 2" in right and "Init == x = 1" in right
     verdict, reason, _, _ = _grade(harness, right)
+    assert verdict is BehaviorVerdict.OK, reason
+    # the wrapper engine's reverse formula is the Spec's too (by the decoys: reverse_fail)
+    verdict, reason, _, _ = _grade(harness, right, engine="wrappers")
     assert verdict is BehaviorVerdict.OK, reason
 
 
