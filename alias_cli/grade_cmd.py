@@ -164,6 +164,16 @@ def render(task_id: str, condition: str, grades: CaseGrades) -> str:
         lines.append(f"  reason code: {details['reason_code']}")
     if details.get("soundness"):
         lines.append(f"  soundness: {details['soundness']}")
+    if details.get("mapping_basis"):
+        lines.append(f"  mapping basis: {details['mapping_basis']}"
+                     + (f" (found by {details['mapping_source']})"
+                        if details.get("mapping_source") else ""))
+    if details.get("mapping_class") and not grades.behavior.passed:
+        lines.append(f"  mapping class: {details['mapping_class']}: "
+                     f"{str(details.get('mapping_class_reason', ''))[:300]}")
+    if details.get("any_mapping") and not grades.behavior.passed:
+        lines.append(f"  every state mapping ({details.get('any_mapping_kind', '-')}): "
+                     f"{details['any_mapping']}: {str(details.get('any_mapping_reason', ''))[:300]}")
     if details.get("constants"):
         lines.append("  constants: " + ", ".join(
             f"{name} = {c['value'][:40]} ({c['source']}"

@@ -186,3 +186,14 @@ def test_the_rendered_failure_shows_both_specifications_states(graded: BehaviorR
     html = _html(record)
     assert '<td class="image leaves">no reference step</td>' in html
     assert html.count('<td class="image">initial</td>') == 1
+
+
+def test_the_cli_shows_a_failures_class_and_mapping_basis() -> None:
+    record = {**_record(), "soundness": "justified", "mapping_basis": "any_mapping",
+              "mapping_class": "any_mapping", "mapping_class_reason": "not isomorphic",
+              "any_mapping": "fails", "any_mapping_kind": "isomorphism",
+              "any_mapping_reason": "not isomorphic"}
+    text = _cli_text(record)
+    assert "  mapping basis: any_mapping" in text.splitlines()
+    assert "  mapping class: any_mapping: not isomorphic" in text.splitlines()
+    assert "  every state mapping (isomorphism): fails: not isomorphic" in text.splitlines()
