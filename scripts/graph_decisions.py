@@ -1,7 +1,7 @@
 """How long the class of every state mapping takes to decide on graphs of about 50,000 states.
 
 Run: `python scripts/graph_decisions.py [--procs 10] [--permits 4] [--repeats 3]
-[--small-procs 5 --small-permits 2] [--seed 51] [--out scripts/results/graph_decisions.md]`
+[--small-procs 4 --small-permits 2] [--seed 51] [--out scripts/results/graph_decisions.md]`
 (from the repository root, with it on `PYTHONPATH`; about 3 minutes on 2 cores).
 
 Issue 51 asks for the figure "on a pair of graphs of about 50,000 states each (a reference with
@@ -329,7 +329,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--procs", type=int, default=10, help="processes of the reference")
     parser.add_argument("--permits", type=int, default=4, help="permits of the reference")
-    parser.add_argument("--small-procs", type=int, default=5,
+    parser.add_argument("--small-procs", type=int, default=4,
                         help="processes of the small history pair (0: none)")
     parser.add_argument("--small-permits", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3, help="decide() runs per pair")
