@@ -33,15 +33,17 @@ And one pair at small constants (`--small-procs`, `--small-permits`), reference 
 history variant, where the homomorphism model fits under MAX_PRODUCT and CP-SAT runs.
 
 Per pair: the states and steps of each graph, TLC's seconds and the whole exploration's wall
-seconds (TLC plus reading its dot dump) of each side, decide()'s seconds (every run and the
-median) and where they went (the colour invariants, bliss, the CP-SAT model and solve), the
-outcome, kind, reason and solver stats. Writes Markdown to --out and the same rows as JSON
+seconds (TLC plus reading its dot dump) of each side, decide()'s wall seconds (every run and the
+median) and CPU seconds (median; the machine may be shared), where they went (the colour
+invariants, bliss, the CP-SAT model and solve) and how much of them Python's cycle collector
+took, the outcome, kind, reason and solver stats. Writes Markdown to --out and the same rows as JSON
 beside it (.json).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -195,8 +197,16 @@ def swapped(graph: StateGraph, rng: random.Random) -> tuple[StateGraph, str]:
 @contextmanager
 def step_clock() -> Iterator[dict[str, float]]:
     """Seconds decide() spends in the colour invariants, bliss and the CP-SAT model + solve
-    (the module's functions wrapped for the duration; the rest is counts and igraph graphs)."""
-    spent: dict[str, float] = {"invariants": 0.0, "bliss": 0.0, "cp_sat": 0.0}
+    (the module's functions wrapped for the duration; the rest is counts and igraph graphs),
+    and in Python's cycle collector (wherever it ran: `gc.callbacks`)."""
+    spent: dict[str, float] = {"invariants": 0.0, "bliss": 0.0, "cp_sat": 0.0, "gc": 0.0}
+    gc_start = [0.0]
+
+    def collector(phase: str, info: dict[str, int]) -> None:  # the cycle collector's passes
+        if phase == "start":
+            gc_start[0] = time.perf_counter()
+        else:
+            spent["gc"] += time.perf_counter() - gc_start[0]
 
     def timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -211,9 +221,11 @@ def step_clock() -> Iterator[dict[str, float]]:
     any_mapping._invariants = timed("invariants", saved[0])
     any_mapping.solve = timed("cp_sat", saved[1])
     igraph.Graph.isomorphic_bliss = timed("bliss", saved[2])
+    gc.callbacks.append(collector)
     try:
         yield spent
     finally:
+        gc.callbacks.remove(collector)
         any_mapping._invariants, any_mapping.solve = saved[0], saved[1]
         igraph.Graph.isomorphic_bliss = saved[2]
 
@@ -221,13 +233,15 @@ def step_clock() -> Iterator[dict[str, float]]:
 def decided(name: str, out: StateGraph, ref: StateGraph, repeats: int,
             expected: str) -> dict[str, Any]:
     runs: list[float] = []
+    cpu: list[float] = []
     steps: list[dict[str, float]] = []
     result = None
     for _ in range(repeats):
         with step_clock() as spent:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             result = any_mapping.decide(out, ref)
             runs.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
         steps.append(dict(spent))
     assert result is not None
     median = statistics.median(runs)
@@ -247,10 +261,12 @@ def decided(name: str, out: StateGraph, ref: StateGraph, repeats: int,
     else:
         ok = None
     log(f"{name}: {result.outcome.value} ({result.kind}) in {median:.2f} s "
-        f"(runs {', '.join(f'{r:.2f}' for r in runs)}); steps {where}")
+        f"(runs {', '.join(f'{r:.2f}' for r in runs)}; CPU {statistics.median(cpu):.2f} s); "
+        f"steps {where}")
     return {"outcome": result.outcome.value, "kind": result.kind, "expected": expected,
             "why": result.why, "solver": result.solver, "decide_seconds": round(median, 3),
-            "decide_runs": [round(r, 3) for r in runs], "decide_steps": where,
+            "decide_runs": [round(r, 3) for r in runs],
+            "decide_cpu_seconds": round(statistics.median(cpu), 3), "decide_steps": where,
             "image_checked": ok}
 
 
@@ -303,8 +319,9 @@ def render(rows: list[dict[str, Any]], meta: dict[str, Any], args: argparse.Name
              f"{meta['max_product']:,}.", "",
              "| pair | output states / steps | reference states / steps | TLC s (output, "
              "reference) | exploration s (output, reference) | decide s, median (runs) | "
-             "of which invariants / bliss / CP-SAT s | outcome (kind) | expected | solver |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "decide CPU s | of which invariants / bliss / CP-SAT s; cycle collector s | "
+             "outcome (kind) | expected | solver |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         o, f = r["output"], r["reference"]
         tlc = f"{o.get('tlc_seconds', '-')}, {f.get('tlc_seconds', '-')}"
@@ -313,8 +330,9 @@ def render(rows: list[dict[str, Any]], meta: dict[str, Any], args: argparse.Name
         lines.append(
             f"| {r['pair']} | {o['states']:,} / {o['steps']:,} | {f['states']:,} / "
             f"{f['steps']:,} | {tlc} | {exp} | {r['decide_seconds']} "
-            f"({', '.join(str(x) for x in r['decide_runs'])}) | {s['invariants']} / "
-            f"{s['bliss']} / {s['cp_sat']} | {r['outcome']} ({r['kind']}) | {r['expected']} | "
+            f"({', '.join(str(x) for x in r['decide_runs'])}) | {r['decide_cpu_seconds']} | "
+            f"{s['invariants']} / {s['bliss']} / {s['cp_sat']}; {s['gc']} | "
+            f"{r['outcome']} ({r['kind']}) | {r['expected']} | "
             f"{json.dumps(r['solver']) if r['solver'] else '-'} |")
     lines += ["", "Reasons decide() gave:", ""]
     lines += [f"- {r['pair']}: {r['why']}" + (f" (image checked against the graphs: "
