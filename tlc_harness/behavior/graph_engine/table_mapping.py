@@ -9,8 +9,10 @@ confirming run explores the output's reachable states under the same constants, 
 state it meets is in the table's domain.
 
 A candidate must read each reference variable from the output variable of its name (every
-reference variable needs one: a table would read a nameless one from anything, a wrong count
-included) through a map of that variable's values (`routes_around`): the output's
+reference variable that holds a number needs one: a table would read a nameless one from
+anything, a count started wrong included; one holding only names, booleans and structures of
+them may be read from anything, as any renaming of names is a mapping) through a map of that
+variable's values (`routes_around`): the output's
 observable is what the description names, and a mapping may not go around it. And those maps
 must be one renaming of each sort's atoms applied everywhere (`renaming`): processes that
 index a function (`1..N`) may be numbered otherwise, but a process renumbered in one variable
@@ -27,7 +29,7 @@ from tlc_harness.behavior import checks
 from tlc_harness.behavior.graph_engine.search_state import Inferred, tuple_value
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.translation import TextBuilder
-from tlc_harness.behavior.values import Fn, Value, is_field_name, is_number, sort_key
+from tlc_harness.behavior.values import Fn, Value, atoms, is_field_name, is_number, sort_key
 from tlc_harness.behavior.verdicts import BehaviorVerdict
 
 #: the largest output graph written as a table (TLC evaluates the table once, in time
@@ -55,11 +57,12 @@ def table_mapping(out: StateGraph, ref: StateGraph, image: Sequence[int], *,
                   deadlock: bool = False) -> Inferred | None:
     """The image as a TLA+ mapping that holds both ways on the graphs, or None where it is
     not one (a check fails, a named variable is routed around or renamed otherwise than one
-    renaming per sort, a reference variable has no namesake, the table is too large)."""
+    renaming per sort, a reference variable holding numbers has no namesake, the table is too
+    large)."""
     if len(out) > MAX_TABLE_STATES or len(image) != len(out) or min(image, default=0) < 0:
         return None
     named = {v.lower() for v in out.variables}
-    if any(r.lower() not in named for r in ref.variables):
+    if any(r.lower() not in named and _holds_numbers(ref, r) for r in ref.variables):
         return None  # a table would read that variable from anything, a wrong count too
     if routes_around(out, ref, image) is not None or renaming(out, ref, image) is None:
         return None
@@ -76,6 +79,11 @@ def table_mapping(out: StateGraph, ref: StateGraph, image: Sequence[int], *,
     return Inferred(BehaviorVerdict.OK, "a table of the output's states holds both ways on "
                     "the graphs", variables, texts.definitions, sorted(texts.model_values),
                     image)
+
+
+def _holds_numbers(graph: StateGraph, variable: str) -> bool:
+    """Whether any value of `variable` holds a number (a count, or a process numbered)."""
+    return any(is_number(a) for v in set(graph.column(variable)) for a in atoms(v))
 
 
 # ------------------------------------------------------ one renaming of each sort's atoms

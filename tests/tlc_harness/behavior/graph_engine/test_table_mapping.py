@@ -70,3 +70,13 @@ def test_a_mapping_around_a_named_variable_is_no_candidate() -> None:
     ref = StateGraph(("tok",), [(0,), (1,)], [0], [(0, 1)])
     assert routes_around(out, ref, [0, 1]) == "tok"
     assert table_mapping(out, ref, [0, 1]) is None
+
+
+def test_a_nameless_variable_is_read_from_the_table_only_where_it_holds_no_number() -> None:
+    # the reference's `phase` cycles through names; the output keeps it as `step`, 0..2
+    phases = StateGraph(("phase",), [("a",), ("b",), ("c",)], [0], [(0, 1), (1, 2), (2, 0)])
+    steps = StateGraph(("step",), [(0,), (1,), (2,)], [0], [(0, 1), (1, 2), (2, 0)])
+    assert table_mapping(steps, phases, [0, 1, 2]) is not None
+    # the other way round the reference's variable is a count: a table could hide one that
+    # starts wrong, so none is tried
+    assert table_mapping(phases, steps, [0, 1, 2]) is None
