@@ -120,7 +120,7 @@ def test_an_override_of_a_name_the_output_never_writes_is_not_uncarried() -> Non
 
 # ------------------------------------------------------------------- graded with TLC
 @pytest.mark.parametrize(("out", "verdict", "soundness"), [
-    (OUT, V.OK, S.JUSTIFIED), (UNFADES, V.FORWARD_FAIL, S.MAPPING_FREE)])
+    (OUT, V.OK, S.JUSTIFIED), (UNFADES, V.FORWARD_FAIL, S.JUSTIFIED)])
 def test_an_output_under_definitions_paired_by_meaning_is_decided_on_the_graphs(
         harness: Harness, out: str, verdict: BehaviorVerdict, soundness: Soundness) -> None:
     graded = _grade(harness, out)
