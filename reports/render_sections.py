@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from reports.bounds import BoundedDifference, bounded_difference
 from reports.exposure import exposure_split, exposure_stats
 from reports.records import StatsError, condition_order, require_rows
 from reports.render_data import (
@@ -71,43 +72,84 @@ def _bootstrap_footer(settings: Settings) -> str:
 
 # -- renaming decrease ------------------------------------------------------------------------
 
-def difference_row(d: PairedDifference) -> tuple[str, ...]:
-    """Display cells of one paired difference."""
+SIGN_MARK = "†"
+SIGN_FOOTER = (f"{SIGN_MARK} The decrease has a different sign under the two bounds: the cases "
+               "the behavior grade left undecided could turn it either way.")
+BOUND_FOOTER = (
+    "Behavior rows where some case's verdict decides nothing (no_mapping, undecided) come as "
+    "two rows: lower (those cases counted as failures) and upper (counted as passes), each "
+    "with its own interval, sign test and TOST over the same bootstrap resamples. Decided %: "
+    "the share of graded cases the behavior grade decided, original → renamed.")
+
+
+def difference_row(d: PairedDifference, *, label: str | None = None, decided: str = "–",
+                   mark: str = "") -> tuple[str, ...]:
+    """Display cells of one paired difference (``label``: the grade's, when not its own;
+    ``decided``: the decided shares' cell; ``mark``: after the decrease)."""
     tost = "equivalent" if d.equivalent else "not shown"
-    return (d.model, grade_label(d.grade), f"{d.cond_a} − {d.cond_b}", str(d.n_tasks),
-            num(d.mean_a), num(d.mean_b), num(d.mean), interval(d.ci_low, d.ci_high),
-            f"{d.wins} vs {d.losses}, {p_value(d.sign_p)}",
+    return (d.model, label or grade_label(d.grade), f"{d.cond_a} − {d.cond_b}",
+            str(d.n_tasks), num(d.mean_a), num(d.mean_b), decided, num(d.mean) + mark,
+            interval(d.ci_low, d.ci_high), f"{d.wins} vs {d.losses}, {p_value(d.sign_p)}",
             f"{tost} ({interval(d.tost_low, d.tost_high)})")
+
+
+def bounded_rows(b: BoundedDifference) -> list[tuple[str, ...]]:
+    """One row when every case was decided (the bounds coincide), else a lower and an upper
+    row, the decrease marked when its sign differs between them."""
+    decided = f"{num(b.decided_a)} → {num(b.decided_b)}"
+    if b.all_decided:
+        return [difference_row(b.lower, decided=decided)]
+    mark = SIGN_MARK if b.sign_differs else ""
+    label = grade_label("behavior")
+    return [difference_row(b.lower, label=f"{label} (lower)", decided=decided, mark=mark),
+            difference_row(b.upper, label=f"{label} (upper)", decided=decided, mark=mark)]
 
 
 def differences_section(frame: pd.DataFrame, settings: Settings) -> Section:
     """Per model, grade and renamed condition: decrease, CI, sign test and TOST."""
-    rows, records, notes = [], [], []
+    rows: list[tuple[str, ...]] = []
+    records: list[dict[str, Any]] = []
+    notes: list[str] = []
+    flips = unsure = 0
     renamed = renamed_conditions(frame)
     for model in _models(frame):
         for grade in GRADES:
             for cond in renamed:
                 label = f"{model}, {grade}, {ORIGINAL} − {cond}"
                 try:
-                    d = paired_difference(frame, grade, ORIGINAL, cond, model=model,
-                                          n_boot=settings.n_boot, seed=settings.seed,
-                                          level=settings.level, margin=settings.margin)
+                    if grade == "behavior":
+                        b = bounded_difference(frame, ORIGINAL, cond, model=model,
+                                               n_boot=settings.n_boot, seed=settings.seed,
+                                               level=settings.level, margin=settings.margin)
+                        d = b.lower
+                    else:
+                        d = paired_difference(frame, grade, ORIGINAL, cond, model=model,
+                                              n_boot=settings.n_boot, seed=settings.seed,
+                                              level=settings.level, margin=settings.margin)
                 except StatsError as exc:
                     notes.append(f"{label}: {exc}")
                     continue
-                rows.append(difference_row(d))
-                records.append({k: v for k, v in d.to_dict().items() if k != "notes"})
+                if grade == "behavior":
+                    rows += bounded_rows(b)
+                    records.append(b.to_dict())
+                    flips += b.sign_differs
+                    unsure += not b.all_decided
+                else:
+                    rows.append(difference_row(d))
+                    records.append({k: v for k, v in d.to_dict().items() if k != "notes"})
                 notes.extend(f"{label}: {n}" for n in d.notes)
+    footer = [_bootstrap_footer(settings),
+              "Decrease in percentage points: positive means the renamed condition passes less. "
+              "Sign test: tasks where original passes more vs less (ties dropped), two-sided "
+              f"binomial p. TOST: equivalent when the 90% interval lies inside "
+              f"±{settings.margin:g} points."]
+    footer += [BOUND_FOOTER] if unsure else []
+    footer += [SIGN_FOOTER] if flips else []
     return Section(
         "differences", DIFFERENCES_TITLE,
-        ("model", "grade", "comparison", "tasks", "original %", "renamed %", "decrease",
-         "95% CI", "sign test", f"TOST ±{settings.margin:g} (90% CI)"),
-        tuple(rows), tuple(records), tuple(dict.fromkeys(notes)),
-        (_bootstrap_footer(settings),
-         "Decrease in percentage points: positive means the renamed condition passes less. "
-         "Sign test: tasks where original passes more vs less (ties dropped), two-sided "
-         f"binomial p. TOST: equivalent when the 90% interval lies inside "
-         f"±{settings.margin:g} points."), labels=3)
+        ("model", "grade", "comparison", "tasks", "original %", "renamed %", "decided %",
+         "decrease", "95% CI", "sign test", f"TOST ±{settings.margin:g} (90% CI)"),
+        tuple(rows), tuple(records), tuple(dict.fromkeys(notes)), tuple(footer), labels=3)
 
 
 # -- hidden names -----------------------------------------------------------------------------
