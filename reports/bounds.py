@@ -89,7 +89,7 @@ class BoundedDifference:
     def sign_differs(self) -> bool:
         """The mean difference is positive, zero or negative under one bound and not under the
         other (rounded to 1e-9 points, so summation noise never flips a zero)."""
-        return _sign(self.lower.mean) != _sign(self.upper.mean)
+        return direction(self.lower.mean) != direction(self.upper.mean)
 
     def to_dict(self) -> dict[str, Any]:
         """The lower bound's fields (as :meth:`PairedDifference.to_dict`, without ``notes``)
@@ -101,7 +101,8 @@ class BoundedDifference:
                 "sign_differs": self.sign_differs}
 
 
-def _sign(value: float) -> int:
+def direction(value: float) -> int:
+    """1, 0 or −1: the sign of a difference in points, rounded to 1e-9 first."""
     rounded = round(value, 9)
     return (rounded > 0) - (rounded < 0)
 

@@ -1,5 +1,6 @@
-"""Report sections that compare conditions: renaming decrease, hidden-name split, grades
-disagreeing, the upper bound, and the exposure experiment (Table 2)."""
+"""Report sections that compare conditions: renaming decrease, grades disagreeing, the upper
+bound, and the exposure experiment (Table 2). The splits by kind of task are in
+:mod:`reports.render_splits`."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from reports.bounds import BoundedDifference, bounded_difference
+from reports.bounds import MEASURES, BoundedDifference, behavior_bounds, bounded_difference
 from reports.exposure import exposure_split, exposure_stats
 from reports.records import StatsError, condition_order, require_rows
 from reports.render_data import (
@@ -16,34 +17,29 @@ from reports.render_data import (
     InputFile,
     Section,
     Settings,
+    bounded,
     grade_label,
     interval,
     num,
     p_value,
 )
-from reports.schema import GRADES, Grade
+from reports.schema import GRADES
 from reports.stats import (
     PairedDifference,
-    condition_table,
     grade_disagreements,
     paired_difference,
-    split_by_hidden,
-    split_by_published,
     upper_bound,
 )
 
 DIFFERENCES_TITLE = "Renaming decrease (original − renamed)"
 TABLE2_TITLE = "Table 2 — exposure experiment"
-HIDDEN_TITLE = "Tasks with and without hidden names"
 DISAGREE_TITLE = "Grades disagreeing"
-PUBLISHED_TITLE = "Tasks whose reference was published and tasks whose reference never was"
 UPPER_TITLE = "Upper bound (every name-only pass counted as correct)"
 EXPOSURE_HELP = (
     "No exposure experiment in these results: mark two runs as trained on halves A and B "
     "(run header field `exposure_half: \"A\"` / `\"B\"`, or `alias-bench report --exposure "
     "A=MODEL,B=MODEL`) to get Table 2.")
 ORIGINAL = "original"
-_SIDES = {"hidden": "hidden-name", "stated": "all-stated"}
 
 
 def renamed_conditions(frame: pd.DataFrame) -> list[str]:
@@ -61,11 +57,11 @@ def renamed_conditions(frame: pd.DataFrame) -> list[str]:
     return renamed
 
 
-def _models(frame: pd.DataFrame) -> list[str]:
+def models_of(frame: pd.DataFrame) -> list[str]:
     return sorted(str(m) for m in frame["model"].unique())
 
 
-def _bootstrap_footer(settings: Settings) -> str:
+def bootstrap_footer(settings: Settings) -> str:
     return (f"Intervals: {settings.level:.0%} percentile bootstrap over tasks, "
             f"{settings.n_boot:,} resamples, seed {settings.seed}.")
 
@@ -112,7 +108,7 @@ def differences_section(frame: pd.DataFrame, settings: Settings) -> Section:
     notes: list[str] = []
     flips = unsure = 0
     renamed = renamed_conditions(frame)
-    for model in _models(frame):
+    for model in models_of(frame):
         for grade in GRADES:
             for cond in renamed:
                 label = f"{model}, {grade}, {ORIGINAL} − {cond}"
@@ -138,7 +134,7 @@ def differences_section(frame: pd.DataFrame, settings: Settings) -> Section:
                     rows.append(difference_row(d))
                     records.append({k: v for k, v in d.to_dict().items() if k != "notes"})
                 notes.extend(f"{label}: {n}" for n in d.notes)
-    footer = [_bootstrap_footer(settings),
+    footer = [bootstrap_footer(settings),
               "Decrease in percentage points: positive means the renamed condition passes less. "
               "Sign test: tasks where original passes more vs less (ties dropped), two-sided "
               f"binomial p. TOST: equivalent when the 90% interval lies inside "
@@ -150,105 +146,6 @@ def differences_section(frame: pd.DataFrame, settings: Settings) -> Section:
         ("model", "grade", "comparison", "tasks", "original %", "renamed %", "decided %",
          "decrease", "95% CI", "sign test", f"TOST ±{settings.margin:g} (90% CI)"),
         tuple(rows), tuple(records), tuple(dict.fromkeys(notes)), tuple(footer), labels=3)
-
-
-# -- hidden names -----------------------------------------------------------------------------
-
-def hidden_section(frame: pd.DataFrame, settings: Settings) -> Section:
-    """The renaming decrease on tasks with hidden required names and on all-stated tasks."""
-    rows, records, notes = [], [], []
-    grades: tuple[Grade, ...] = ("name", "behavior")
-    renamed = renamed_conditions(frame)
-    for model in _models(frame):
-        for grade in grades:
-            for cond in renamed:
-                label = f"{model}, {grade}, {ORIGINAL} − {cond}"
-                try:
-                    split = split_by_hidden(frame, grade, ORIGINAL, cond, model=model,
-                                            n_boot=settings.n_boot, seed=settings.seed,
-                                            level=settings.level, margin=settings.margin)
-                except StatsError as exc:
-                    notes.append(f"{label}: {exc}")
-                    continue
-                empty = [side for side, n in (("hidden", split.n_hidden_tasks),
-                                              ("stated", split.n_stated_tasks)) if n == 0]
-                notes.extend(f"{label}: {n}" for n in split.notes
-                             if not n.startswith(tuple(f"{side}-name" for side in empty)))
-                notes.extend(f"{label}: no {_SIDES[side]} tasks" for side in empty)
-                record: dict[str, Any] = {"model": model, "grade": grade,
-                                          "comparison": f"{ORIGINAL} − {cond}"}
-                cells = [model, grade_label(grade), f"{ORIGINAL} − {cond}"]
-                for side, d, n in (("hidden", split.hidden, split.n_hidden_tasks),
-                                   ("stated", split.stated, split.n_stated_tasks)):
-                    cells += _side_cells(record, side, d, n)
-                rows.append(tuple(cells))
-                records.append(record)
-    return Section(
-        "hidden_split", HIDDEN_TITLE,
-        ("model", "grade", "comparison", "hidden-name tasks", "original → renamed %",
-         "decrease (95% CI)", "all-stated tasks", "original → renamed %",
-         "decrease (95% CI)"),
-        tuple(rows), tuple(records), tuple(dict.fromkeys(notes)),
-        ("A task has hidden names when its cfg requires a name the description never "
-         "states.", _bootstrap_footer(settings)), labels=3)
-
-
-def _side_cells(record: dict[str, Any], side: str, d: PairedDifference | None,
-                n: int) -> list[str]:
-    """One side of a split: its fields into ``record`` (``SIDE_tasks``, ``SIDE_mean`` ...),
-    its display cells (tasks, original → renamed, decrease with interval) returned."""
-    record[f"{side}_tasks"] = n
-    for field in ("mean_a", "mean_b", "mean", "ci_low", "ci_high", "sign_p"):
-        record[f"{side}_{field}"] = getattr(d, field) if d else None
-    return [str(n), f"{num(d.mean_a)} → {num(d.mean_b)}" if d else "–",
-            f"{num(d.mean)} ({interval(d.ci_low, d.ci_high)})" if d else "–"]
-
-
-# -- published and never published ------------------------------------------------------------
-
-def published_section(frame: pd.DataFrame, settings: Settings) -> Section:
-    """The renaming decrease on tasks whose reference was published (a public benchmark's
-    specs) and on tasks written for ALIAS and never published: a decrease that shrinks on the
-    never-published tasks is evidence of memorization."""
-    rows, records, notes = [], [], []
-    renamed = renamed_conditions(frame)
-    known = frame["published"].notna()
-    if not known.any():
-        notes.append("No record says whether its task's reference was published (records "
-                     "written before ALIAS recorded it): nothing to split.")
-    for model in _models(frame) if known.any() else ():
-        for grade in GRADES:
-            for cond in renamed:
-                label = f"{model}, {grade}, {ORIGINAL} − {cond}"
-                try:
-                    split = split_by_published(frame, grade, ORIGINAL, cond, model=model,
-                                               n_boot=settings.n_boot, seed=settings.seed,
-                                               level=settings.level, margin=settings.margin)
-                except StatsError as exc:
-                    notes.append(f"{label}: {exc}")
-                    continue
-                empty = tuple(f"{side} tasks:" for side, _, n in split.sides if n == 0)
-                notes.extend(f"{label}: {n}" for n in split.notes if not n.startswith(empty))
-                notes.extend(f"{label}: no {side} tasks" for side, _, n in split.sides
-                             if n == 0)
-                record: dict[str, Any] = {"model": model, "grade": grade,
-                                          "comparison": f"{ORIGINAL} − {cond}"}
-                cells = [model, grade_label(grade), f"{ORIGINAL} − {cond}"]
-                for side, d, n in split.sides:
-                    cells += _side_cells(record, side.replace(" ", "_"), d, n)
-                rows.append(tuple(cells))
-                records.append(record)
-    return Section(
-        "published_split", PUBLISHED_TITLE,
-        ("model", "grade", "comparison", "published tasks", "original → renamed %",
-         "decrease (95% CI)", "never-published tasks", "original → renamed %",
-         "decrease (95% CI)"),
-        tuple(rows), tuple(records), tuple(dict.fromkeys(notes)),
-        ("Published: the task's reference was public before the run (a public benchmark's "
-         "specs, tlaplus/Examples); never published: written for ALIAS (the built-in tasks). "
-         "Run both kinds in one run (`--alias-tasks builtin,PATH`) to fill both sides. A "
-         "renaming decrease that shrinks on never-published tasks points at memorization.",
-         _bootstrap_footer(settings)), labels=3)
 
 
 # -- grades disagreeing, upper bound ----------------------------------------------------------
@@ -273,32 +170,44 @@ def disagreement_section(frame: pd.DataFrame) -> Section:
 
 
 def upper_bound_section(frame: pd.DataFrame) -> Section:
-    """Per model: correct by behavior, and the bound counting every name-only pass too."""
+    """Per model: correct by behavior (its bounds and decided share), and the bound counting
+    every name-only pass too."""
     bound = upper_bound(frame)
     conditions = [c for c in bound.columns if c != "tasks"]
     names = condition_order(frame["condition"])  # the same order, not capitalized
     notes = list(bound.attrs.get("notes", []))
-    behavior: dict[str, pd.Series] = {}
+    bounds = None
     try:
-        table = condition_table(frame)
-        behavior = {str(m): table.loc[(m, g)] for m, g in table.index if g == "behavior"}
+        bounds = behavior_bounds(frame)
     except StatsError as exc:
         notes.append(str(exc))
     rows, records = [], []
     for model, values in bound.iterrows():
-        for label, series in (("correct, behavior", behavior.get(str(model))),
-                              ("upper bound", values)):
-            if series is None:
-                continue
-            cells = [float(series[c]) if c in series else float("nan") for c in conditions]
-            rows.append((str(model), label, *map(num, cells), str(int(series["tasks"]))))
-            records.append({"model": model, "measure": label,
-                            **dict(zip(names, cells, strict=True)),
-                            "tasks": int(series["tasks"])})
+        tasks = str(int(values["tasks"]))
+        if bounds is not None and (model, "lower") in bounds.index:
+            covered = int(bounds.loc[(model, "lower"), "tasks"])
+            measure = {m: [float(bounds.loc[(model, m), c]) if c in bounds.columns
+                           else float("nan") for c in conditions] for m in MEASURES}
+            rows += [(str(model), "correct, behavior",
+                      *(bounded(lo, hi) for lo, hi in zip(measure["lower"], measure["upper"],
+                                                          strict=True)), str(covered)),
+                     (str(model), "decided share, behavior",
+                      *map(num, measure["decided_share"]), str(covered))]
+            records.append({"model": model, "measure": "correct, behavior",
+                            **dict(zip(names, measure["lower"], strict=True)),
+                            **{f"{n}_{m}": v for m, cells in measure.items()
+                               for n, v in zip(names, cells, strict=True)},
+                            "tasks": covered})
+        cells = [float(values[c]) if c in values else float("nan") for c in conditions]
+        rows.append((str(model), "upper bound", *map(num, cells), tasks))
+        records.append({"model": model, "measure": "upper bound",
+                        **dict(zip(names, cells, strict=True)), "tasks": int(values["tasks"])})
     return Section("upper_bound", UPPER_TITLE, ("model", "measure", *conditions, "tasks"),
                    tuple(rows), tuple(records), tuple(dict.fromkeys(notes)),
                    ("Upper bound: a covered case counts as correct when it passes the "
-                    "behavior grade or the name grade.",), labels=2)
+                    "behavior grade or the name grade (a case whose behavior verdict decides "
+                    "nothing counts only when it passes the name grade). Correct by behavior "
+                    "reads lower–upper as in Table 1.",), labels=2)
 
 
 # -- exposure experiment ----------------------------------------------------------------------
@@ -423,7 +332,7 @@ def exposure_section(frame: pd.DataFrame, pairs: Sequence[ExposurePair],
          "renamed(unseen); averaged over tasks. Grades in points of pass rate, likelihood in "
          "nats per reference token. Tasks: `all`, or `no truncated output` (the control "
          "leaving out every task where an output of the pair hit the token limit).",
-         _bootstrap_footer(settings)),
+         bootstrap_footer(settings)),
         labels=4)
 
 
