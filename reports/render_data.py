@@ -349,23 +349,39 @@ def pass_at_k_section(frame: pd.DataFrame) -> Section:
     for grade in GRADES:
         try:
             rates = pass_at_k_rates(frame, grade, k)
+            upper = pass_at_k_rates(frame, grade, k, "upper") if grade == "behavior" else rates
         except StatsError as exc:
             notes.append(f"{grade}: {exc}")
             continue
+        rates = rates.assign(pass1_upper=upper["rate"], passk_upper=upper["pass_at_k"],
+                             decided=1.0 - rates["undecided"] / rates["samples"])
         means = rates.groupby(["model", "condition"]).agg(
-            tasks=("task", "size"), pass1=("rate", "mean"), passk=("pass_at_k", "mean"))
+            tasks=("task", "size"), pass1=("rate", "mean"), passk=("pass_at_k", "mean"),
+            pass1_upper=("pass1_upper", "mean"), passk_upper=("passk_upper", "mean"),
+            decided=("decided", "mean"))
         for (model, cond), r in sorted(means.iterrows(), key=lambda kv: (
                 kv[0][0], order[kv[0][1]])):
+            record = {"model": model, "grade": grade, "condition": cond, "k": k,
+                      "tasks": int(r["tasks"]), "pass_at_1": 100 * r["pass1"],
+                      "pass_at_k": 100 * r["passk"]}
+            if grade == "behavior":
+                record |= {"pass_at_1_upper": 100 * r["pass1_upper"],
+                           "pass_at_k_upper": 100 * r["passk_upper"],
+                           "decided_share": 100 * r["decided"]}
             rows.append((str(model), grade_label(grade), str(cond), str(int(r["tasks"])),
-                         num(100 * r["pass1"]), num(100 * r["passk"])))
-            records.append({"model": model, "grade": grade, "condition": cond, "k": k,
-                            "tasks": int(r["tasks"]), "pass_at_1": 100 * r["pass1"],
-                            "pass_at_k": 100 * r["passk"]})
+                         bounded(100 * r["pass1"], 100 * r["pass1_upper"]),
+                         bounded(100 * r["passk"], 100 * r["passk_upper"]),
+                         num(100 * r["decided"]) if grade == "behavior" else "–"))
+            records.append(record)
     return Section("pass_at_k", f"pass@{k}",
-                   ("model", "grade", "condition", "tasks", "pass@1 %", f"pass@{k} %"),
+                   ("model", "grade", "condition", "tasks", "pass@1 %", f"pass@{k} %",
+                    "decided %"),
                    tuple(rows), tuple(records), tuple(notes),
                    (f"Unbiased pass@{k} per task (Chen et al., 2021), averaged over the tasks "
-                    f"of each model and condition.",), labels=3)
+                    f"of each model and condition. Behavior reads lower–upper as in Table 1 "
+                    f"(pass@{k}'s upper bound counts a case whose verdict decides nothing as "
+                    f"a pass); decided %: the share of graded cases the behavior grade "
+                    f"decided.",), labels=3)
 
 
 def _clip(text: str, limit: int) -> str:

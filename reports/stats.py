@@ -230,9 +230,10 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
 
 
-def pass_at_k_rates(frame: pd.DataFrame, grade: Grade, k: int) -> pd.DataFrame:
+def pass_at_k_rates(frame: pd.DataFrame, grade: Grade, k: int, bound: Bound = "lower"
+                    ) -> pd.DataFrame:
     """:func:`pass_rates` with a ``pass_at_k`` column; every group needs at least k samples."""
-    rates = pass_rates(frame, grade)
+    rates = pass_rates(frame, grade, bound)
     short = rates[rates["samples"] < k]
     if not short.empty:
         first = short.iloc[0]
