@@ -5,11 +5,19 @@ bound, and the exposure experiment (Table 2). The splits by kind of task are in
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
+from functools import partial
 from typing import Any
 
 import pandas as pd
 
-from reports.bounds import MEASURES, BoundedDifference, behavior_bounds, bounded_difference
+from reports.bounds import (
+    MEASURES,
+    BoundedDifference,
+    behavior_bounds,
+    bounded_difference,
+    direction,
+)
 from reports.exposure import exposure_split, exposure_stats
 from reports.records import StatsError, condition_order, require_rows
 from reports.render_data import (
@@ -71,6 +79,10 @@ def bootstrap_footer(settings: Settings) -> str:
 SIGN_MARK = "†"
 SIGN_FOOTER = (f"{SIGN_MARK} The decrease has a different sign under the two bounds: the cases "
                "the behavior grade left undecided could turn it either way.")
+TABLE2_BOUND_FOOTER = (
+    "Behavior rows where some case's verdict decides nothing (no_mapping, undecided) come as "
+    "two rows: lower (those cases counted as failures) and upper (counted as passes), over the "
+    "same bootstrap resamples; Table 1 gives each model's decided share.")
 BOUND_FOOTER = (
     "Behavior rows where some case's verdict decides nothing (no_mapping, undecided) come as "
     "two rows: lower (those cases counted as failures) and upper (counted as passes), each "
@@ -332,7 +344,10 @@ def exposure_section(frame: pd.DataFrame, pairs: Sequence[ExposurePair],
          "renamed(unseen); averaged over tasks. Grades in points of pass rate, likelihood in "
          "nats per reference token. Tasks: `all`, or `no truncated output` (the control "
          "leaving out every task where an output of the pair hit the token limit).",
-         bootstrap_footer(settings)),
+         bootstrap_footer(settings),
+         *([TABLE2_BOUND_FOOTER] if any("(lower)" in r[1] for r in rows) else []),
+         *([SIGN_FOOTER.replace("decrease", "estimate")]
+           if any(SIGN_MARK in c for r in rows for c in r) else [])),
         labels=4)
 
 
@@ -353,20 +368,40 @@ def grade_rows(pair: ExposurePair, parts: Mapping[str, pd.DataFrame],
         for cond in renamed_conditions(both):
             label = f"{pair.name}, {grade}, {ORIGINAL} − {cond}" + (
                 "" if subset == ALL_TASKS else f" ({subset})")
+            run = partial(exposure_stats, parts[pair.model_a], parts[pair.model_b], split,
+                          grade, original=ORIGINAL, renamed=cond, n_boot=settings.n_boot,
+                          seed=settings.seed, level=settings.level,
+                          split_seed=settings.split_seed)
             try:
-                e = exposure_stats(parts[pair.model_a], parts[pair.model_b], split, grade,
-                                   original=ORIGINAL, renamed=cond, n_boot=settings.n_boot,
-                                   seed=settings.seed, level=settings.level,
-                                   split_seed=settings.split_seed)
+                e = run()
+                upper = run(bound="upper") if grade == "behavior" else e
             except StatsError as exc:
                 notes.append(f"{label}: {exc}")
                 continue
             if subset == ALL_TASKS:
                 notes.extend(f"{pair.name}, {grade}: {n}" for n in e.notes)
-            rows.append(_cells(pair, grade_label(grade), subset, cond, e.n_tasks_a,
-                               e.n_tasks_b, (e.exposure, e.did, e.unseen_cost), 1))
-            records.append({"pair": pair.name, "measure": grade, "tasks_subset": subset,
-                            "unit": "points", **e.to_dict()})
+            record = {"pair": pair.name, "measure": grade, "tasks_subset": subset,
+                      "unit": "points", **e.to_dict()}
+            estimates = ("exposure", "did", "unseen_cost")
+            if grade == "behavior":
+                flips = [direction(getattr(e, x).mean) != direction(getattr(upper, x).mean)
+                         for x in estimates]
+                record |= {f"upper_{x}": asdict(getattr(upper, x)) for x in estimates}
+                record |= {f"{x}_sign_differs": f for x, f in zip(estimates, flips,
+                                                                     strict=True)}
+            rates = ("original_seen", "original_unseen", "renamed_seen", "renamed_unseen")
+            if upper is e or all(getattr(e, r) == getattr(upper, r) for r in rates):
+                rows.append(_cells(pair, grade_label(grade), subset, cond, e.n_tasks_a,
+                                   e.n_tasks_b, (e.exposure, e.did, e.unseen_cost), 1))
+            else:
+                for which, x in (("lower", e), ("upper", upper)):
+                    cells = _cells(pair, f"{grade_label(grade)} ({which})", subset, cond,
+                                   x.n_tasks_a, x.n_tasks_b,
+                                   (x.exposure, x.did, x.unseen_cost), 1)
+                    rows.append(cells[:5] + tuple(
+                        c.replace(" (", f"{SIGN_MARK} (", 1) if flip else c
+                        for c, flip in zip(cells[5:], flips, strict=True)))
+            records.append(record)
 
 
 def likelihood_rows(pair: ExposurePair, rows_in: Sequence[Mapping[str, Any]],

@@ -7,6 +7,8 @@ the bounds (the table marks it).
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -17,11 +19,11 @@ import pytest
 from reports.bounds import behavior_bounds, bounded_difference
 from reports.records import records_to_frame
 from reports.render import write_report
-from reports.render_data import bounded
+from reports.render_data import ExposurePair, bounded
 from reports.render_sections import SIGN_MARK
 from reports.schema import UNDECIDED_VERDICTS
 from reports.summary import summary_lines
-from tests.reports.test_render import FAST, header, strict_json
+from tests.reports.test_render import FAST, header, strict_json, write_run
 from tlc_harness.behavior.verdicts import BehaviorVerdict
 
 # Per task and condition, one behavior verdict per sample ("ok" passes; "-" = an infrastructure
@@ -190,3 +192,19 @@ def test_infrastructure_errors_and_cheats_stay_failures_under_both_bounds() -> N
     assert bounds.loc[("m", "lower"), ["Original", "Random"]].tolist() == [50.0, 75.0]
     assert bounds.loc[("m", "upper"), ["Original", "Random"]].tolist() == [50.0, 100.0]
     assert bounds.loc[("m", "decided_share"), ["Original", "Random"]].tolist() == [100.0, 75.0]
+
+
+def test_table2_gives_behavior_under_both_bounds(tmp_path: Path) -> None:
+    first = write_run(tmp_path / "a.jsonl", model="qwen-a")  # one undecided case each
+    second = write_run(tmp_path / "b.jsonl", model="qwen-b")
+    write_report([first, second], tmp_path / "out", n_boot=FAST,
+                 exposure=[ExposurePair("qwen-a", "qwen-b", "qwen")])
+    table2 = (tmp_path / "out" / "table2.md").read_text(encoding="utf-8")
+    assert "| qwen | correct, behavior (lower) |" in table2
+    assert "| qwen | correct, behavior (upper) |" in table2
+    assert "Table 1 gives each model's decided share" in table2
+    rows = list(csv.DictReader(io.StringIO(
+        (tmp_path / "out" / "table2.csv").read_text(encoding="utf-8"))))
+    (behavior,) = [r for r in rows if r["measure"] == "behavior"]
+    assert {"upper_did", "upper_did_low", "upper_did_high", "did_sign_differs"} <= set(behavior)
+    assert behavior["did_sign_differs"] in ("True", "False")
