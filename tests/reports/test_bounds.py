@@ -115,6 +115,7 @@ def test_all_decided_bounds_coincide_and_print_as_one_number(tmp_path: Path) -> 
         folder / "table1.md").read_text(encoding="utf-8")
     differences = (folder / "differences.md").read_text(encoding="utf-8")
     assert "(lower)" not in differences and SIGN_MARK not in differences
+    assert 'fill-opacity="0.3"' not in (folder / "index.html").read_text(encoding="utf-8")
     assert "| m | correct, behavior | original − random | 2 | 87.5 | 62.5 | 100.0 → 100.0 | 25.0 |" \
         in differences
     (row,) = [r for r in strict_json((folder / "stats.json").read_text(encoding="utf-8"))[
@@ -152,6 +153,8 @@ def test_undecided_cases_widen_the_bounds_by_exactly_their_share(tmp_path: Path)
     assert SIGN_MARK not in differences
     html = (folder / "index.html").read_text(encoding="utf-8")
     assert "75.0–87.5" in html and "correct, behavior (upper)" in html
+    assert html.count('fill-opacity="0.3"') == 2  # both behavior bars reach their upper bound
+    assert "m · correct, behavior (upper) · original − random" in html  # the decrease plot
 
 
 def test_summary_shows_the_upper_bound_and_the_decided_share() -> None:
