@@ -30,7 +30,8 @@ REPORT_SCHEMA = 2
 """``stats.json``'s version. 2: behavior rates carry their bounds and decided share (Table 1's
 ``COND_lower``/``COND_upper``/``COND_decided_share``, the differences' ``upper_*``,
 ``decided_share_a``/``_b`` and ``sign_differs``)."""
-GRADE_LABELS = {"parse": "parse", "name": "correct, name", "behavior": "correct, behavior"}
+GRADE_LABELS = {"parse": "parse", "name": "correct, name", "behavior": "correct, behavior",
+                "behavior_upper": "correct, behavior (upper)"}
 PROVENANCE_KEYS = (
     "model", "provider", "model_id", "git_commit", "git_dirty", "jar_sha256", "jar_version",
     "java_version", "prompt_template_sha256", "seeds", "params", "conditions", "samples",

@@ -211,3 +211,35 @@ def test_table2_gives_behavior_under_both_bounds(tmp_path: Path) -> None:
     (behavior,) = [r for r in rows if r["measure"] == "behavior"]
     assert {"upper_did", "upper_did_low", "upper_did_high", "did_sign_differs"} <= set(behavior)
     assert behavior["did_sign_differs"] in ("True", "False")
+
+
+def test_the_feedback_track_gives_behavior_by_turn_under_both_bounds(tmp_path: Path) -> None:
+    from tests.reports.test_turn_report import header as turn_header
+    from tests.reports.test_turn_report import multi, write
+
+    plan = {("t1", "original"): ["", "nb"], ("t2", "original"): ["", "nb"],
+            ("t1", "random"): ["u", "u"], ("t2", "random"): ["", "nb"]}
+    cases = [multi(task, cond, 0, outcomes) for (task, cond), outcomes in plan.items()]
+    for case in cases:
+        for entry, outcome in zip(case["turns"], plan[(case["task"], case["condition"])],
+                                  strict=True):
+            if "u" in outcome:
+                entry["grades"]["behavior"]["verdict"] = "undecided"
+    results = write(tmp_path / "r.jsonl", [turn_header(), *cases])
+    write_report([results], tmp_path / "out", n_boot=FAST)
+    turns = (tmp_path / "out" / "turns.md").read_text(encoding="utf-8")
+    arm = "| m | parse,tlc,names |"
+    # random: lower 0 -> 50, upper 50 -> 100, so half the cases were decided at each turn
+    assert f"{arm} correct, behavior (lower) | random | 2 | 0.0 (0.0 to 0.0) | 50.0 " in turns
+    assert f"{arm} correct, behavior (upper) | random | 2 | 50.0 (0.0 to 100.0) | 100.0 " in turns
+    assert f"{arm} decided share, behavior | random | 2 | 50.0 | 50.0 |" in turns
+    assert f"{arm} decided share, behavior | original | 2 | 100.0 | 100.0 |" in turns
+    # the gap: 0 (lower) vs -50 (upper) at turn 1, 50 vs 0 at turn 2; the DiD is 50 under both
+    assert f"| 0.0{SIGN_MARK} (0.0 to 0.0) | – |" in turns
+    assert f"| −50.0{SIGN_MARK} (" in turns
+    assert f"| 50.0{SIGN_MARK} (0.0 to 100.0) | 50.0 (" in turns
+    assert "The gap or DiD has a different sign under the two bounds" in turns
+    stats = strict_json((tmp_path / "out" / "stats.json").read_text(encoding="utf-8"))
+    shares = [r for r in stats["sections"]["turn_rates"]["rows"]
+              if r["measure"] == "decided_share" and r["condition"] == "random"]
+    assert [r["mean"] for r in shares] == [50.0, 50.0]
