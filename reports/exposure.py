@@ -30,6 +30,7 @@ from reports.stats import (
     BOOTSTRAP_SEED,
     LEVEL,
     N_BOOT,
+    Bound,
     Estimate,
     bootstrap_means,
     pass_rates,
@@ -182,20 +183,21 @@ def exposure_stats(frame_a: pd.DataFrame, frame_b: pd.DataFrame,
                    split: tuple[Sequence[str], Sequence[str]], grade: Grade, *,
                    original: str = "original", renamed: str = "random",
                    n_boot: int = N_BOOT, seed: int = BOOTSTRAP_SEED, level: float = LEVEL,
-                   split_seed: int | None = None) -> ExposureStats:
+                   split_seed: int | None = None, bound: Bound = "lower") -> ExposureStats:
     """Exposure effect, DiD and unseen renaming cost of the models trained on A and on B.
 
     ``frame_a`` holds the records of the model trained on half ``split[0]``, ``frame_b`` those
     of the model trained on ``split[1]``; each frame holds one model. Tasks enter when both
     models have rates under both conditions (behavior: covered tasks); others are left out
-    with a note. Raises :class:`StatsError` when the halves overlap or fewer than two tasks
-    remain.
+    with a note. ``bound``: how behavior rates count a case whose verdict decides nothing
+    (:data:`reports.stats.Bound`). Raises :class:`StatsError` when the halves overlap or fewer
+    than two tasks remain.
     """
     check_halves(split)
     model_a, model_b = _only_model(frame_a, "frame_a"), _only_model(frame_b, "frame_b")
     values: dict[tuple[str, str], dict[str, float]] = {}
     for model, frame in ((model_a, frame_a), (model_b, frame_b)):
-        wide = _conditions(frame, grade, original, renamed, model)
+        wide = _conditions(frame, grade, original, renamed, model, bound)
         for cond in (original, renamed):
             values[(model, cond)] = {str(t): 100.0 * float(v) for t, v in wide[cond].items()}
     result = seen_unseen(values, model_a, model_b, split, original=original, renamed=renamed,
@@ -226,9 +228,9 @@ def exposure_table(results: Mapping[str, ExposureStats]) -> pd.DataFrame:
 
 
 def _conditions(frame: pd.DataFrame, grade: Grade, original: str, renamed: str,
-                model: str) -> pd.DataFrame:
+                model: str, bound: Bound = "lower") -> pd.DataFrame:
     """Per task, the rates under ``original`` and ``renamed`` (tasks lacking one dropped)."""
-    wide = pass_rates(frame, grade).pivot(index="task", columns="condition", values="rate")
+    wide = pass_rates(frame, grade, bound).pivot(index="task", columns="condition", values="rate")
     for cond in (original, renamed):
         if cond not in wide.columns:
             present = ", ".join(condition_order(wide.columns)) or "none"

@@ -38,7 +38,7 @@ from typing import Any
 
 import pandas as pd
 
-from reports.schema import CONDITIONS, GRADES, PROBE_KINDS
+from reports.schema import CONDITIONS, GRADES, PROBE_KINDS, UNDECIDED_VERDICTS
 from reports.schema import RECORD_SCHEMA_VERSION as SCHEMA_VERSION
 from tlc_harness.behavior.verdicts import BehaviorVerdict
 
@@ -66,6 +66,7 @@ _DTYPES: dict[str, str] = {
     "parse_verdict": "object",
     "name_verdict": "object",
     "behavior_verdict": "object",
+    "behavior_undecided": "bool",
     "cheat": "bool",
     "feedback": "object",
     "turns": "int64",
@@ -76,7 +77,9 @@ COLUMNS: tuple[str, ...] = tuple(_DTYPES)
 description never stated (every ``missing_names`` entry is a hidden name). ``cheat``: a cheat
 rule fired on the (last) output. ``published``: whether the task's reference was public
 before the run (a public benchmark's spec) or written for ALIAS and never published (``<NA>``:
-the record does not say). ``feedback``: the arm (``""`` one-shot, else the feedback
+the record does not say). ``behavior_undecided``: the behavior verdict decides nothing
+(:data:`UNDECIDED_VERDICTS`) on a case without an infrastructure failure or a cheat (those
+fail whatever the grader says). ``feedback``: the arm (``""`` one-shot, else the feedback
 levels or ``"none"``). ``turns``: turns recorded (1 for a one-shot record); ``turns_max``: the
 run's N (1 for one-shot)."""
 
@@ -238,6 +241,8 @@ def case_row(record: Any, where: str, track: Track = ONE_SHOT) -> dict[str, Any]
     if covered is False and grades_pass(grades, "behavior"):
         raise StatsError(f"{where}: behavior passed on a task the grade does not cover")
     row["behavior_covered"] = covered
+    row["behavior_undecided"] = (row["behavior_verdict"] in UNDECIDED_VERDICTS
+                                 and not infra and not cheat)
     name = grades.get("name")
     missing = name.get("missing_names") if isinstance(name, Mapping) else None
     row["missing_hidden"] = (not row["name_pass"] and isinstance(missing, list)

@@ -19,14 +19,19 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reports.bounds import behavior_bounds
 from reports.probe_rows import ProbeInput
 from reports.records import StatsError, condition_order, load_records, require_rows
 from reports.results_file import read_lines
 from reports.schema import GRADES
 from reports.stats import LEVEL, MARGIN, condition_table, infra_counts, pass_at_k_rates
 
-REPORT_SCHEMA = 1
-GRADE_LABELS = {"parse": "parse", "name": "correct, name", "behavior": "correct, behavior"}
+REPORT_SCHEMA = 2
+"""``stats.json``'s version. 2: behavior rates carry their bounds and decided share (Table 1's
+``COND_lower``/``COND_upper``/``COND_decided_share``, the differences' ``upper_*``,
+``decided_share_a``/``_b`` and ``sign_differs``)."""
+GRADE_LABELS = {"parse": "parse", "name": "correct, name", "behavior": "correct, behavior",
+                "behavior_upper": "correct, behavior (upper)"}
 PROVENANCE_KEYS = (
     "model", "provider", "model_id", "git_commit", "git_dirty", "jar_sha256", "jar_version",
     "java_version", "prompt_template_sha256", "seeds", "params", "conditions", "samples",
@@ -35,6 +40,11 @@ PROVENANCE_KEYS = (
 )
 """Header fields copied into the report; ``started`` is the only volatile one."""
 TABLE1_TITLE = "Table 1 — pass rates (percent)"
+BOUNDS_FOOTER = (
+    "Correct by behavior reads lower–upper: cases whose behavior verdict decides nothing "
+    "(no_mapping, undecided) counted as failures, then as passes; one number when the bounds "
+    "lie within 1 point (the lower). Decided share: the share of graded cases the behavior grade "
+    "decided; upper − lower = 100 − decided share.")
 INFRA_TITLE = "Infrastructure errors"
 _CONSISTENT = ("git_commit", "jar_sha256", "prompt_template_sha256")
 
@@ -163,6 +173,18 @@ def num(value: float | None, digits: int = 1) -> str:
     return "−" + text[1:] if text.startswith("-") and text.strip("-0.") else text.lstrip("-")
 
 
+RANGE_WIDTH = 1.0
+"""A behavior rate reads as a range ``lower–upper`` only when its bounds lie further apart."""
+
+
+def bounded(lower: float, upper: float) -> str:
+    """A behavior rate: ``lower–upper`` when the bounds are more than :data:`RANGE_WIDTH`
+    points apart, else the lower bound alone."""
+    if math.isfinite(lower) and math.isfinite(upper) and upper - lower > RANGE_WIDTH:
+        return f"{num(lower)}–{num(upper)}"
+    return num(lower)
+
+
 def interval(low: float, high: float) -> str:
     """An interval as ``low to high``."""
     return f"{num(low)} to {num(high)}"
@@ -262,23 +284,37 @@ def _compact(value: Any) -> str:
 # -- Table 1, infrastructure errors, pass@k ---------------------------------------------------
 
 def table1_section(frame: pd.DataFrame) -> Section:
-    """Table 1: per model and grade, the mean per-task pass rate under each condition."""
+    """Table 1: per model and grade, the mean per-task pass rate under each condition; the
+    behavior row as its bounds, followed by a row of its decided share."""
     table = condition_table(frame)
     conditions = [c for c in table.columns if c != "tasks"]
     names = condition_order(frame["condition"])  # the same order, not capitalized
+    bounds = behavior_bounds(frame) if "behavior" in table.index.get_level_values("grade") \
+        else None
     rows, records = [], []
     for (model, grade), values in table.iterrows():
         cells = [float(values[c]) for c in conditions]
-        rows.append((f"{model} {grade_label(str(grade))}", *map(num, cells),
-                     str(int(values["tasks"]))))
-        records.append({"model": model, "grade": grade,
-                        **dict(zip(names, cells, strict=True)), "tasks": int(values["tasks"])})
+        record = {"model": model, "grade": grade, **dict(zip(names, cells, strict=True))}
+        shown = list(map(num, cells))
+        extra: list[tuple[str, ...]] = []
+        if grade == "behavior" and bounds is not None:
+            measure = {m: [float(bounds.loc[(model, m), c]) for c in conditions]
+                       for m in ("lower", "upper", "decided_share")}
+            shown = [bounded(lo, hi) for lo, hi in zip(measure["lower"], measure["upper"],
+                                                       strict=True)]
+            for m, values_m in measure.items():
+                record.update({f"{n}_{m}": v for n, v in zip(names, values_m, strict=True)})
+            extra.append((f"{model} decided share, behavior",
+                          *map(num, measure["decided_share"]), str(int(values["tasks"]))))
+        rows += [(f"{model} {grade_label(str(grade))}", *shown, str(int(values["tasks"]))),
+                 *extra]
+        records.append({**record, "tasks": int(values["tasks"])})
     return Section("table1", TABLE1_TITLE,
                    ("", *conditions, "tasks"), tuple(rows), tuple(records),
                    tuple(table.attrs.get("notes", [])),
                    ("Mean over tasks of each task's share of passing samples (pass@1). Behavior "
                     "rows average only the tasks the behavior grade covers; infrastructure "
-                    "errors count as failures.",))
+                    "errors count as failures.", BOUNDS_FOOTER))
 
 
 def infra_section(frame: pd.DataFrame) -> Section:
@@ -314,23 +350,39 @@ def pass_at_k_section(frame: pd.DataFrame) -> Section:
     for grade in GRADES:
         try:
             rates = pass_at_k_rates(frame, grade, k)
+            upper = pass_at_k_rates(frame, grade, k, "upper") if grade == "behavior" else rates
         except StatsError as exc:
             notes.append(f"{grade}: {exc}")
             continue
+        rates = rates.assign(pass1_upper=upper["rate"], passk_upper=upper["pass_at_k"],
+                             decided=1.0 - rates["undecided"] / rates["samples"])
         means = rates.groupby(["model", "condition"]).agg(
-            tasks=("task", "size"), pass1=("rate", "mean"), passk=("pass_at_k", "mean"))
+            tasks=("task", "size"), pass1=("rate", "mean"), passk=("pass_at_k", "mean"),
+            pass1_upper=("pass1_upper", "mean"), passk_upper=("passk_upper", "mean"),
+            decided=("decided", "mean"))
         for (model, cond), r in sorted(means.iterrows(), key=lambda kv: (
                 kv[0][0], order[kv[0][1]])):
+            record = {"model": model, "grade": grade, "condition": cond, "k": k,
+                      "tasks": int(r["tasks"]), "pass_at_1": 100 * r["pass1"],
+                      "pass_at_k": 100 * r["passk"]}
+            if grade == "behavior":
+                record |= {"pass_at_1_upper": 100 * r["pass1_upper"],
+                           "pass_at_k_upper": 100 * r["passk_upper"],
+                           "decided_share": 100 * r["decided"]}
             rows.append((str(model), grade_label(grade), str(cond), str(int(r["tasks"])),
-                         num(100 * r["pass1"]), num(100 * r["passk"])))
-            records.append({"model": model, "grade": grade, "condition": cond, "k": k,
-                            "tasks": int(r["tasks"]), "pass_at_1": 100 * r["pass1"],
-                            "pass_at_k": 100 * r["passk"]})
+                         bounded(100 * r["pass1"], 100 * r["pass1_upper"]),
+                         bounded(100 * r["passk"], 100 * r["passk_upper"]),
+                         num(100 * r["decided"]) if grade == "behavior" else "–"))
+            records.append(record)
     return Section("pass_at_k", f"pass@{k}",
-                   ("model", "grade", "condition", "tasks", "pass@1 %", f"pass@{k} %"),
+                   ("model", "grade", "condition", "tasks", "pass@1 %", f"pass@{k} %",
+                    "decided %"),
                    tuple(rows), tuple(records), tuple(notes),
                    (f"Unbiased pass@{k} per task (Chen et al., 2021), averaged over the tasks "
-                    f"of each model and condition.",), labels=3)
+                    f"of each model and condition. Behavior reads lower–upper as in Table 1 "
+                    f"(pass@{k}'s upper bound counts a case whose verdict decides nothing as "
+                    f"a pass); decided %: the share of graded cases the behavior grade "
+                    f"decided.",), labels=3)
 
 
 def _clip(text: str, limit: int) -> str:

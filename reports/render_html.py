@@ -139,6 +139,11 @@ def _plots(report: Report, conditions: Sequence[str]) -> list[str]:
         parts.append(f"<p>{legend(condition_colors(conditions))}</p>")
         parts.append('<div class="plots">' + "".join(pass_rate_plots(rates, conditions))
                      + "</div>")
+        if any(isinstance(r.get(f"{c}_upper"), float) and r[f"{c}_upper"] > r[c]
+               for r in rates for c in conditions):
+            parts.append('<p class="muted">The pale top of a behavior bar reaches its upper '
+                         "bound: cases whose behavior verdict decides nothing counted as passes "
+                         "(Table 1).</p>")
     else:
         parts.append('<p class="notes">No pass rates to plot (see Table 1).</p>')
     parts.append("<h3>Renaming decrease per grade, with 95% interval</h3>")

@@ -1,13 +1,23 @@
-"""Report sections that compare conditions: renaming decrease, hidden-name split, grades
-disagreeing, the upper bound, and the exposure experiment (Table 2)."""
+"""Report sections that compare conditions: renaming decrease, grades disagreeing, the upper
+bound, and the exposure experiment (Table 2). The splits by kind of task are in
+:mod:`reports.render_splits`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
+from functools import partial
 from typing import Any
 
 import pandas as pd
 
+from reports.bounds import (
+    MEASURES,
+    BoundedDifference,
+    behavior_bounds,
+    bounded_difference,
+    direction,
+)
 from reports.exposure import exposure_split, exposure_stats
 from reports.records import StatsError, condition_order, require_rows
 from reports.render_data import (
@@ -15,34 +25,29 @@ from reports.render_data import (
     InputFile,
     Section,
     Settings,
+    bounded,
     grade_label,
     interval,
     num,
     p_value,
 )
-from reports.schema import GRADES, Grade
+from reports.schema import GRADES
 from reports.stats import (
     PairedDifference,
-    condition_table,
     grade_disagreements,
     paired_difference,
-    split_by_hidden,
-    split_by_published,
     upper_bound,
 )
 
 DIFFERENCES_TITLE = "Renaming decrease (original − renamed)"
 TABLE2_TITLE = "Table 2 — exposure experiment"
-HIDDEN_TITLE = "Tasks with and without hidden names"
 DISAGREE_TITLE = "Grades disagreeing"
-PUBLISHED_TITLE = "Tasks whose reference was published and tasks whose reference never was"
 UPPER_TITLE = "Upper bound (every name-only pass counted as correct)"
 EXPOSURE_HELP = (
     "No exposure experiment in these results: mark two runs as trained on halves A and B "
     "(run header field `exposure_half: \"A\"` / `\"B\"`, or `alias-bench report --exposure "
     "A=MODEL,B=MODEL`) to get Table 2.")
 ORIGINAL = "original"
-_SIDES = {"hidden": "hidden-name", "stated": "all-stated"}
 
 
 def renamed_conditions(frame: pd.DataFrame) -> list[str]:
@@ -60,153 +65,99 @@ def renamed_conditions(frame: pd.DataFrame) -> list[str]:
     return renamed
 
 
-def _models(frame: pd.DataFrame) -> list[str]:
+def models_of(frame: pd.DataFrame) -> list[str]:
     return sorted(str(m) for m in frame["model"].unique())
 
 
-def _bootstrap_footer(settings: Settings) -> str:
+def bootstrap_footer(settings: Settings) -> str:
     return (f"Intervals: {settings.level:.0%} percentile bootstrap over tasks, "
             f"{settings.n_boot:,} resamples, seed {settings.seed}.")
 
 
 # -- renaming decrease ------------------------------------------------------------------------
 
-def difference_row(d: PairedDifference) -> tuple[str, ...]:
-    """Display cells of one paired difference."""
+SIGN_MARK = "†"
+SIGN_FOOTER = (f"{SIGN_MARK} The decrease has a different sign under the two bounds: the cases "
+               "the behavior grade left undecided could turn it either way.")
+TABLE2_BOUND_FOOTER = (
+    "Behavior rows where some case's verdict decides nothing (no_mapping, undecided) come as "
+    "two rows: lower (those cases counted as failures) and upper (counted as passes), over the "
+    "same bootstrap resamples; Table 1 gives each model's decided share.")
+BOUND_FOOTER = (
+    "Behavior rows where some case's verdict decides nothing (no_mapping, undecided) come as "
+    "two rows: lower (those cases counted as failures) and upper (counted as passes), each "
+    "with its own interval, sign test and TOST over the same bootstrap resamples. Decided %: "
+    "the share of graded cases the behavior grade decided, original → renamed.")
+
+
+def difference_row(d: PairedDifference, *, label: str | None = None, decided: str = "–",
+                   mark: str = "") -> tuple[str, ...]:
+    """Display cells of one paired difference (``label``: the grade's, when not its own;
+    ``decided``: the decided shares' cell; ``mark``: after the decrease)."""
     tost = "equivalent" if d.equivalent else "not shown"
-    return (d.model, grade_label(d.grade), f"{d.cond_a} − {d.cond_b}", str(d.n_tasks),
-            num(d.mean_a), num(d.mean_b), num(d.mean), interval(d.ci_low, d.ci_high),
-            f"{d.wins} vs {d.losses}, {p_value(d.sign_p)}",
+    return (d.model, label or grade_label(d.grade), f"{d.cond_a} − {d.cond_b}",
+            str(d.n_tasks), num(d.mean_a), num(d.mean_b), decided, num(d.mean) + mark,
+            interval(d.ci_low, d.ci_high), f"{d.wins} vs {d.losses}, {p_value(d.sign_p)}",
             f"{tost} ({interval(d.tost_low, d.tost_high)})")
+
+
+def bounded_rows(b: BoundedDifference) -> list[tuple[str, ...]]:
+    """One row when every case was decided (the bounds coincide), else a lower and an upper
+    row, the decrease marked when its sign differs between them."""
+    decided = f"{num(b.decided_a)} → {num(b.decided_b)}"
+    if b.all_decided:
+        return [difference_row(b.lower, decided=decided)]
+    mark = SIGN_MARK if b.sign_differs else ""
+    label = grade_label("behavior")
+    return [difference_row(b.lower, label=f"{label} (lower)", decided=decided, mark=mark),
+            difference_row(b.upper, label=f"{label} (upper)", decided=decided, mark=mark)]
 
 
 def differences_section(frame: pd.DataFrame, settings: Settings) -> Section:
     """Per model, grade and renamed condition: decrease, CI, sign test and TOST."""
-    rows, records, notes = [], [], []
+    rows: list[tuple[str, ...]] = []
+    records: list[dict[str, Any]] = []
+    notes: list[str] = []
+    flips = unsure = 0
     renamed = renamed_conditions(frame)
-    for model in _models(frame):
+    for model in models_of(frame):
         for grade in GRADES:
             for cond in renamed:
                 label = f"{model}, {grade}, {ORIGINAL} − {cond}"
                 try:
-                    d = paired_difference(frame, grade, ORIGINAL, cond, model=model,
-                                          n_boot=settings.n_boot, seed=settings.seed,
-                                          level=settings.level, margin=settings.margin)
-                except StatsError as exc:
-                    notes.append(f"{label}: {exc}")
-                    continue
-                rows.append(difference_row(d))
-                records.append({k: v for k, v in d.to_dict().items() if k != "notes"})
-                notes.extend(f"{label}: {n}" for n in d.notes)
-    return Section(
-        "differences", DIFFERENCES_TITLE,
-        ("model", "grade", "comparison", "tasks", "original %", "renamed %", "decrease",
-         "95% CI", "sign test", f"TOST ±{settings.margin:g} (90% CI)"),
-        tuple(rows), tuple(records), tuple(dict.fromkeys(notes)),
-        (_bootstrap_footer(settings),
-         "Decrease in percentage points: positive means the renamed condition passes less. "
-         "Sign test: tasks where original passes more vs less (ties dropped), two-sided "
-         f"binomial p. TOST: equivalent when the 90% interval lies inside "
-         f"±{settings.margin:g} points."), labels=3)
-
-
-# -- hidden names -----------------------------------------------------------------------------
-
-def hidden_section(frame: pd.DataFrame, settings: Settings) -> Section:
-    """The renaming decrease on tasks with hidden required names and on all-stated tasks."""
-    rows, records, notes = [], [], []
-    grades: tuple[Grade, ...] = ("name", "behavior")
-    renamed = renamed_conditions(frame)
-    for model in _models(frame):
-        for grade in grades:
-            for cond in renamed:
-                label = f"{model}, {grade}, {ORIGINAL} − {cond}"
-                try:
-                    split = split_by_hidden(frame, grade, ORIGINAL, cond, model=model,
-                                            n_boot=settings.n_boot, seed=settings.seed,
-                                            level=settings.level, margin=settings.margin)
-                except StatsError as exc:
-                    notes.append(f"{label}: {exc}")
-                    continue
-                empty = [side for side, n in (("hidden", split.n_hidden_tasks),
-                                              ("stated", split.n_stated_tasks)) if n == 0]
-                notes.extend(f"{label}: {n}" for n in split.notes
-                             if not n.startswith(tuple(f"{side}-name" for side in empty)))
-                notes.extend(f"{label}: no {_SIDES[side]} tasks" for side in empty)
-                record: dict[str, Any] = {"model": model, "grade": grade,
-                                          "comparison": f"{ORIGINAL} − {cond}"}
-                cells = [model, grade_label(grade), f"{ORIGINAL} − {cond}"]
-                for side, d, n in (("hidden", split.hidden, split.n_hidden_tasks),
-                                   ("stated", split.stated, split.n_stated_tasks)):
-                    cells += _side_cells(record, side, d, n)
-                rows.append(tuple(cells))
-                records.append(record)
-    return Section(
-        "hidden_split", HIDDEN_TITLE,
-        ("model", "grade", "comparison", "hidden-name tasks", "original → renamed %",
-         "decrease (95% CI)", "all-stated tasks", "original → renamed %",
-         "decrease (95% CI)"),
-        tuple(rows), tuple(records), tuple(dict.fromkeys(notes)),
-        ("A task has hidden names when its cfg requires a name the description never "
-         "states.", _bootstrap_footer(settings)), labels=3)
-
-
-def _side_cells(record: dict[str, Any], side: str, d: PairedDifference | None,
-                n: int) -> list[str]:
-    """One side of a split: its fields into ``record`` (``SIDE_tasks``, ``SIDE_mean`` ...),
-    its display cells (tasks, original → renamed, decrease with interval) returned."""
-    record[f"{side}_tasks"] = n
-    for field in ("mean_a", "mean_b", "mean", "ci_low", "ci_high", "sign_p"):
-        record[f"{side}_{field}"] = getattr(d, field) if d else None
-    return [str(n), f"{num(d.mean_a)} → {num(d.mean_b)}" if d else "–",
-            f"{num(d.mean)} ({interval(d.ci_low, d.ci_high)})" if d else "–"]
-
-
-# -- published and never published ------------------------------------------------------------
-
-def published_section(frame: pd.DataFrame, settings: Settings) -> Section:
-    """The renaming decrease on tasks whose reference was published (a public benchmark's
-    specs) and on tasks written for ALIAS and never published: a decrease that shrinks on the
-    never-published tasks is evidence of memorization."""
-    rows, records, notes = [], [], []
-    renamed = renamed_conditions(frame)
-    known = frame["published"].notna()
-    if not known.any():
-        notes.append("No record says whether its task's reference was published (records "
-                     "written before ALIAS recorded it): nothing to split.")
-    for model in _models(frame) if known.any() else ():
-        for grade in GRADES:
-            for cond in renamed:
-                label = f"{model}, {grade}, {ORIGINAL} − {cond}"
-                try:
-                    split = split_by_published(frame, grade, ORIGINAL, cond, model=model,
+                    if grade == "behavior":
+                        b = bounded_difference(frame, ORIGINAL, cond, model=model,
                                                n_boot=settings.n_boot, seed=settings.seed,
                                                level=settings.level, margin=settings.margin)
+                        d = b.lower
+                    else:
+                        d = paired_difference(frame, grade, ORIGINAL, cond, model=model,
+                                              n_boot=settings.n_boot, seed=settings.seed,
+                                              level=settings.level, margin=settings.margin)
                 except StatsError as exc:
                     notes.append(f"{label}: {exc}")
                     continue
-                empty = tuple(f"{side} tasks:" for side, _, n in split.sides if n == 0)
-                notes.extend(f"{label}: {n}" for n in split.notes if not n.startswith(empty))
-                notes.extend(f"{label}: no {side} tasks" for side, _, n in split.sides
-                             if n == 0)
-                record: dict[str, Any] = {"model": model, "grade": grade,
-                                          "comparison": f"{ORIGINAL} − {cond}"}
-                cells = [model, grade_label(grade), f"{ORIGINAL} − {cond}"]
-                for side, d, n in split.sides:
-                    cells += _side_cells(record, side.replace(" ", "_"), d, n)
-                rows.append(tuple(cells))
-                records.append(record)
+                if grade == "behavior":
+                    rows += bounded_rows(b)
+                    records.append(b.to_dict())
+                    flips += b.sign_differs
+                    unsure += not b.all_decided
+                else:
+                    rows.append(difference_row(d))
+                    records.append({k: v for k, v in d.to_dict().items() if k != "notes"})
+                notes.extend(f"{label}: {n}" for n in d.notes)
+    footer = [bootstrap_footer(settings),
+              "Decrease in percentage points: positive means the renamed condition passes less. "
+              "Sign test: tasks where original passes more vs less (ties dropped), two-sided "
+              f"binomial p. TOST: equivalent when the 90% interval lies inside "
+              f"±{settings.margin:g} points."]
+    footer += [BOUND_FOOTER] if unsure else []
+    footer += [SIGN_FOOTER] if flips else []
     return Section(
-        "published_split", PUBLISHED_TITLE,
-        ("model", "grade", "comparison", "published tasks", "original → renamed %",
-         "decrease (95% CI)", "never-published tasks", "original → renamed %",
-         "decrease (95% CI)"),
-        tuple(rows), tuple(records), tuple(dict.fromkeys(notes)),
-        ("Published: the task's reference was public before the run (a public benchmark's "
-         "specs, tlaplus/Examples); never published: written for ALIAS (the built-in tasks). "
-         "Run both kinds in one run (`--alias-tasks builtin,PATH`) to fill both sides. A "
-         "renaming decrease that shrinks on never-published tasks points at memorization.",
-         _bootstrap_footer(settings)), labels=3)
+        "differences", DIFFERENCES_TITLE,
+        ("model", "grade", "comparison", "tasks", "original %", "renamed %", "decided %",
+         "decrease", "95% CI", "sign test", f"TOST ±{settings.margin:g} (90% CI)"),
+        tuple(rows), tuple(records), tuple(dict.fromkeys(notes)), tuple(footer), labels=3)
 
 
 # -- grades disagreeing, upper bound ----------------------------------------------------------
@@ -231,32 +182,44 @@ def disagreement_section(frame: pd.DataFrame) -> Section:
 
 
 def upper_bound_section(frame: pd.DataFrame) -> Section:
-    """Per model: correct by behavior, and the bound counting every name-only pass too."""
+    """Per model: correct by behavior (its bounds and decided share), and the bound counting
+    every name-only pass too."""
     bound = upper_bound(frame)
     conditions = [c for c in bound.columns if c != "tasks"]
     names = condition_order(frame["condition"])  # the same order, not capitalized
     notes = list(bound.attrs.get("notes", []))
-    behavior: dict[str, pd.Series] = {}
+    bounds = None
     try:
-        table = condition_table(frame)
-        behavior = {str(m): table.loc[(m, g)] for m, g in table.index if g == "behavior"}
+        bounds = behavior_bounds(frame)
     except StatsError as exc:
         notes.append(str(exc))
     rows, records = [], []
     for model, values in bound.iterrows():
-        for label, series in (("correct, behavior", behavior.get(str(model))),
-                              ("upper bound", values)):
-            if series is None:
-                continue
-            cells = [float(series[c]) if c in series else float("nan") for c in conditions]
-            rows.append((str(model), label, *map(num, cells), str(int(series["tasks"]))))
-            records.append({"model": model, "measure": label,
-                            **dict(zip(names, cells, strict=True)),
-                            "tasks": int(series["tasks"])})
+        tasks = str(int(values["tasks"]))
+        if bounds is not None and (model, "lower") in bounds.index:
+            covered = int(bounds.loc[(model, "lower"), "tasks"])
+            measure = {m: [float(bounds.loc[(model, m), c]) if c in bounds.columns
+                           else float("nan") for c in conditions] for m in MEASURES}
+            rows += [(str(model), "correct, behavior",
+                      *(bounded(lo, hi) for lo, hi in zip(measure["lower"], measure["upper"],
+                                                          strict=True)), str(covered)),
+                     (str(model), "decided share, behavior",
+                      *map(num, measure["decided_share"]), str(covered))]
+            records.append({"model": model, "measure": "correct, behavior",
+                            **dict(zip(names, measure["lower"], strict=True)),
+                            **{f"{n}_{m}": v for m, cells in measure.items()
+                               for n, v in zip(names, cells, strict=True)},
+                            "tasks": covered})
+        cells = [float(values[c]) if c in values else float("nan") for c in conditions]
+        rows.append((str(model), "upper bound", *map(num, cells), tasks))
+        records.append({"model": model, "measure": "upper bound",
+                        **dict(zip(names, cells, strict=True)), "tasks": int(values["tasks"])})
     return Section("upper_bound", UPPER_TITLE, ("model", "measure", *conditions, "tasks"),
                    tuple(rows), tuple(records), tuple(dict.fromkeys(notes)),
                    ("Upper bound: a covered case counts as correct when it passes the "
-                    "behavior grade or the name grade.",), labels=2)
+                    "behavior grade or the name grade (a case whose behavior verdict decides "
+                    "nothing counts only when it passes the name grade). Correct by behavior "
+                    "reads lower–upper as in Table 1.",), labels=2)
 
 
 # -- exposure experiment ----------------------------------------------------------------------
@@ -381,7 +344,10 @@ def exposure_section(frame: pd.DataFrame, pairs: Sequence[ExposurePair],
          "renamed(unseen); averaged over tasks. Grades in points of pass rate, likelihood in "
          "nats per reference token. Tasks: `all`, or `no truncated output` (the control "
          "leaving out every task where an output of the pair hit the token limit).",
-         _bootstrap_footer(settings)),
+         bootstrap_footer(settings),
+         *([TABLE2_BOUND_FOOTER] if any("(lower)" in r[1] for r in rows) else []),
+         *([SIGN_FOOTER.replace("decrease", "estimate")]
+           if any(SIGN_MARK in c for r in rows for c in r) else [])),
         labels=4)
 
 
@@ -402,20 +368,40 @@ def grade_rows(pair: ExposurePair, parts: Mapping[str, pd.DataFrame],
         for cond in renamed_conditions(both):
             label = f"{pair.name}, {grade}, {ORIGINAL} − {cond}" + (
                 "" if subset == ALL_TASKS else f" ({subset})")
+            run = partial(exposure_stats, parts[pair.model_a], parts[pair.model_b], split,
+                          grade, original=ORIGINAL, renamed=cond, n_boot=settings.n_boot,
+                          seed=settings.seed, level=settings.level,
+                          split_seed=settings.split_seed)
             try:
-                e = exposure_stats(parts[pair.model_a], parts[pair.model_b], split, grade,
-                                   original=ORIGINAL, renamed=cond, n_boot=settings.n_boot,
-                                   seed=settings.seed, level=settings.level,
-                                   split_seed=settings.split_seed)
+                e = run()
+                upper = run(bound="upper") if grade == "behavior" else e
             except StatsError as exc:
                 notes.append(f"{label}: {exc}")
                 continue
             if subset == ALL_TASKS:
                 notes.extend(f"{pair.name}, {grade}: {n}" for n in e.notes)
-            rows.append(_cells(pair, grade_label(grade), subset, cond, e.n_tasks_a,
-                               e.n_tasks_b, (e.exposure, e.did, e.unseen_cost), 1))
-            records.append({"pair": pair.name, "measure": grade, "tasks_subset": subset,
-                            "unit": "points", **e.to_dict()})
+            record = {"pair": pair.name, "measure": grade, "tasks_subset": subset,
+                      "unit": "points", **e.to_dict()}
+            estimates = ("exposure", "did", "unseen_cost")
+            if grade == "behavior":
+                flips = [direction(getattr(e, x).mean) != direction(getattr(upper, x).mean)
+                         for x in estimates]
+                record |= {f"upper_{x}": asdict(getattr(upper, x)) for x in estimates}
+                record |= {f"{x}_sign_differs": f for x, f in zip(estimates, flips,
+                                                                     strict=True)}
+            rates = ("original_seen", "original_unseen", "renamed_seen", "renamed_unseen")
+            if upper is e or all(getattr(e, r) == getattr(upper, r) for r in rates):
+                rows.append(_cells(pair, grade_label(grade), subset, cond, e.n_tasks_a,
+                                   e.n_tasks_b, (e.exposure, e.did, e.unseen_cost), 1))
+            else:
+                for which, x in (("lower", e), ("upper", upper)):
+                    cells = _cells(pair, f"{grade_label(grade)} ({which})", subset, cond,
+                                   x.n_tasks_a, x.n_tasks_b,
+                                   (x.exposure, x.did, x.unseen_cost), 1)
+                    rows.append(cells[:5] + tuple(
+                        c.replace(" (", f"{SIGN_MARK} (", 1) if flip else c
+                        for c, flip in zip(cells[5:], flips, strict=True)))
+            records.append(record)
 
 
 def likelihood_rows(pair: ExposurePair, rows_in: Sequence[Mapping[str, Any]],

@@ -21,6 +21,9 @@ PAGE_WIDTH = 1180
 _EM_WIDTHS = {0.3: "'IJijl", 0.35: " ,./:;\\|·", 0.4: "()-[]ft", 0.45: "!r", 0.5: '"*_`–',
               0.55: "?csz", 0.6: "FLkvxy", 0.65: "$0123456789EPSTYabdeghnopqu{}",
               0.7: "ABCKRVXZ", 0.75: "NU", 0.8: "&DGHOQ", 0.85: "#+<=>^w~−±↦", 0.9: "M"}
+_TWO_LABELS = 13
+"""The least height (px) of a bar's pale part that holds the lower bound's label, the upper
+bound's above it."""
 _EM = {char: width for width, chars in _EM_WIDTHS.items() for char in chars}
 
 
@@ -44,7 +47,8 @@ def legend(colors: Mapping[str, str]) -> str:
 
 def pass_rate_plots(records: Sequence[Mapping[str, Any]], conditions: Sequence[str]
                     ) -> list[str]:
-    """One bar chart per model: grades along x, a bar per condition, percent on y."""
+    """One bar chart per model: grades along x, a bar per condition, percent on y; a pale
+    extension of a behavior bar reaches its upper bound (``COND_upper``)."""
     colors = condition_colors(conditions)
     by_model: dict[str, list[Mapping[str, Any]]] = {}
     for record in records:
@@ -76,10 +80,27 @@ def _bars(model: str, rows: Sequence[Mapping[str, Any]], conditions: Sequence[st
                 continue
             h = value * height / 100
             x, y = x0 + j * bar, top + height - h
+            upper = row.get(f"{cond}_upper")
+            reach = float(upper) if isinstance(upper, (int, float)) and math.isfinite(upper) \
+                and upper > value else value
+            y_top = top + height - reach * height / 100
+            span = f"{num(value)}–{num(reach)}" if reach > value else num(value)
+            if reach > value:  # up to the upper bound: undecided cases counted as passes
+                parts.append(f'<rect x="{x:.1f}" y="{y_top:.1f}" width="{bar - 3}" '
+                             f'height="{y - y_top:.1f}" fill="{colors[cond]}" '
+                             f'fill-opacity="0.3"><title>{escape(cond)}: {span}%'
+                             f'</title></rect>')
+            middle = x + (bar - 3) / 2
             parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar - 3}" height="{h:.1f}" '
-                         f'fill="{colors[cond]}"><title>{escape(cond)}: {num(value)}%'
-                         f'</title></rect><text x="{x + (bar - 3) / 2:.1f}" y="{y - 3:.1f}" '
-                         f'text-anchor="middle" font-size="9">{num(value)}</text>')
+                         f'fill="{colors[cond]}"><title>{escape(cond)}: {span}%</title></rect>')
+            if y - y_top >= _TWO_LABELS:  # the lower bound inside the pale part, the upper above
+                parts.append(f'<text x="{middle:.1f}" y="{y - 3:.1f}" text-anchor="middle" '
+                             f'font-size="9">{num(value)}</text><text x="{middle:.1f}" '
+                             f'y="{y_top - 3:.1f}" text-anchor="middle" font-size="9" '
+                             f'fill="#777">{num(reach)}</text>')
+            else:
+                parts.append(f'<text x="{middle:.1f}" y="{y_top - 3:.1f}" '
+                             f'text-anchor="middle" font-size="9">{num(value)}</text>')
         parts.append(f'<text x="{x0 + group / 2:.1f}" y="{top + height + 16}" '
                      f'text-anchor="middle">{escape(grade_label(str(row["grade"])))}</text>'
                      f'<text x="{x0 + group / 2:.1f}" y="{top + height + 30}" '
@@ -94,10 +115,28 @@ def _ticks(low: float, high: float) -> tuple[float, float, float]:
     return math.floor(low / step) * step, math.ceil(high / step) * step, step
 
 
+def bound_rows(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Difference records with a behavior record whose bounds differ split into a ``(lower)``
+    and an ``(upper)`` row (from its ``upper_*`` fields)."""
+    rows: list[Mapping[str, Any]] = []
+    for r in records:
+        if r.get("upper_mean") is None or (r.get("decided_share_a") == 100.0
+                                           and r.get("decided_share_b") == 100.0):
+            rows.append(r)
+            continue
+        label = grade_label(str(r["grade"]))
+        rows += [{**r, "grade": f"{label} (lower)"},
+                 {**r, "grade": f"{label} (upper)", "mean": r["upper_mean"],
+                  "ci_low": r["upper_ci_low"], "ci_high": r["upper_ci_high"]}]
+    return rows
+
+
 def decrease_plot(records: Sequence[Mapping[str, Any]], conditions: Sequence[str],
                   margin: float) -> str:
-    """A forest plot: one row per model, grade and comparison; dot = mean decrease, line =
-    95% interval, shaded band = the ±margin equivalence zone, dashed line = no change."""
+    """A forest plot: one row per model, grade and comparison (behavior: per bound, when they
+    differ); dot = mean decrease, line = 95% interval, shaded band = the ±margin equivalence
+    zone, dashed line = no change."""
+    records = bound_rows(records)
     colors = condition_colors(conditions)
     labels = [f'{r["model"]} · {grade_label(str(r["grade"]))} · {r["cond_a"]} − {r["cond_b"]}'
               for r in records]

@@ -19,6 +19,8 @@ def turn_plots(records: Sequence[Mapping[str, Any]], conditions: Sequence[str]) 
     colors = condition_colors(conditions)
     groups: dict[tuple[str, str, str], list[Mapping[str, Any]]] = {}
     for record in records:
+        if record.get("measure", "pass") != "pass":  # the decided share is not a curve
+            continue
         key = (str(record["model"]), str(record["feedback"]), str(record["grade"]))
         groups.setdefault(key, []).append(record)
     return [_chart(key, rows, colors) for key, rows in groups.items()

@@ -6,15 +6,18 @@ Built only when some record has turns, so a one-shot report is unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
+from reports.bounds import direction
 from reports.records import StatsError
 from reports.render_data import Section, Settings, grade_label, interval, num
+from reports.render_sections import SIGN_FOOTER, SIGN_MARK
 from reports.turn_cost import STORED, ArmCost, PriceTable, arm_cost
 from reports.turn_stats import (
+    BEHAVIOR_UPPER,
     DID,
     GAP,
     NAMES,
@@ -45,8 +48,25 @@ def feedback_label(feedback: str) -> str:
     return feedback or ONE_SHOT_LABEL
 
 
-def _estimate(mean: float, low: float, high: float) -> str:
-    return f"{num(mean)} ({interval(low, high)})"
+def _estimate(mean: float, low: float, high: float, mark: bool = False) -> str:
+    return f"{num(mean)}{SIGN_MARK if mark else ''} ({interval(low, high)})"
+
+
+def _bound_pairs(curves: Sequence[ArmTurns]) -> dict[tuple[str, str], tuple[ArmTurns, ArmTurns]]:
+    """Per arm with an upper-bound curve: its behavior curves (lower, upper)."""
+    uppers = _uppers(curves)
+    return {(c.model, c.feedback): (c, uppers[(c.model, c.feedback)]) for c in curves
+            if c.grade == "behavior" and (c.model, c.feedback) in uppers}
+
+
+def _flips(pair: tuple[ArmTurns, ArmTurns] | None, measure: str, cond: str, k: int) -> bool:
+    """Whether ``measure`` under ``cond`` at turn ``k`` has a different sign under the two
+    bounds."""
+    if pair is None:
+        return False
+    lower, upper = (curve.get(measure, cond, k) for curve in pair)
+    return lower is not None and upper is not None and \
+        direction(lower.mean) != direction(upper.mean)
 
 
 def _footer(settings: Settings) -> str:
@@ -60,7 +80,9 @@ def turn_curves(frame: pd.DataFrame, settings: Settings) -> tuple[list[ArmTurns]
     curves: list[ArmTurns] = []
     notes: list[str] = []
     for model, feedback in arms(frame):
-        for grade in TURN_GRADES:
+        arm = frame[(frame["model"] == model) & (frame["feedback"] == feedback)]
+        unsure = bool((arm["behavior_upper_pass"] != arm["behavior_pass"]).any())
+        for grade in (*TURN_GRADES, BEHAVIOR_UPPER) if unsure else TURN_GRADES:
             try:
                 curves.append(arm_turns(frame, grade, model, feedback, n_boot=settings.n_boot,
                                         seed=settings.seed, level=settings.level))
@@ -72,10 +94,24 @@ def turn_curves(frame: pd.DataFrame, settings: Settings) -> tuple[list[ArmTurns]
     return curves, notes
 
 
+def _uppers(curves: Sequence[ArmTurns]) -> dict[tuple[str, str], ArmTurns]:
+    """The behavior upper-bound curve of each arm that has one."""
+    return {(c.model, c.feedback): c for c in curves if c.grade == BEHAVIOR_UPPER}
+
+
+def _label(curve: ArmTurns, uppers: Mapping[tuple[str, str], ArmTurns]) -> str:
+    """A curve's grade label; behavior's says ``(lower)`` when its arm has an upper curve."""
+    bounded = curve.grade == "behavior" and (curve.model, curve.feedback) in uppers
+    return grade_label(curve.grade) + (" (lower)" if bounded else "")
+
+
 def rates_section(curves: Sequence[ArmTurns], notes: Sequence[str], settings: Settings
                   ) -> Section:
-    """Per arm, grade and condition: the pass rate at each turn with its interval."""
+    """Per arm, grade and condition: the pass rate at each turn with its interval; where the
+    behavior grade left cases undecided, its upper bound and decided share too."""
     last = max((c.turns for c in curves), default=1)
+    uppers = _uppers(curves)
+    pairs = _bound_pairs(curves)
     rows, records = [], []
     for curve in curves:
         for cond in curve.conditions:
@@ -83,9 +119,22 @@ def rates_section(curves: Sequence[ArmTurns], notes: Sequence[str], settings: Se
             for k in range(1, last + 1):
                 e = curve.get(PASS, cond, k)
                 cells.append(_estimate(e.mean, e.low, e.high) if e else "–")
-            rows.append((curve.model, feedback_label(curve.feedback), grade_label(curve.grade),
+            rows.append((curve.model, feedback_label(curve.feedback), _label(curve, uppers),
                          cond, str(len(curve.tasks)), *cells))
         records += [r for r in curve.to_rows() if r["measure"] == PASS]
+        if curve.grade != BEHAVIOR_UPPER or (curve.model, curve.feedback) not in pairs:
+            continue
+        lower, upper = pairs[(curve.model, curve.feedback)]
+        for cond in curve.conditions:  # decided share = 100 − (upper − lower), same tasks
+            shares = {k: 100.0 - (hi.mean - lo.mean) for k in range(1, last + 1)
+                      if (lo := lower.get(PASS, cond, k)) and (hi := upper.get(PASS, cond, k))}
+            rows.append((curve.model, feedback_label(curve.feedback), "decided share, behavior",
+                         cond, str(len(curve.tasks)),
+                         *(num(shares.get(k)) for k in range(1, last + 1))))
+            records += [{"model": curve.model, "feedback": curve.feedback,
+                         "grade": "behavior", "measure": "decided_share", "condition": cond,
+                         "turn": k, "tasks": len(curve.tasks), "mean": share}
+                        for k, share in shares.items()]
     return Section(
         "turn_rates", RATES_TITLE,
         ("model", "feedback", "grade", "condition", "tasks",
@@ -95,14 +144,22 @@ def rates_section(curves: Sequence[ArmTurns], notes: Sequence[str], settings: Se
          "output at turn min(k, its last turn): a case that passed stays passed. A turn with a "
          "cheat finding passes nothing; an infrastructure error fails every turn. Turn 1 of a "
          "feedback arm is a one-shot run (compare it with the one-shot arm); behavior rows use "
-         "covered tasks only.", _footer(settings)), labels=4)
+         "covered tasks only. Where the behavior grade decided nothing on some case (no_mapping, "
+         "undecided), behavior comes as its lower bound (those cases failed), its upper bound "
+         "(passed) and the decided share; an arm without these rows decided every case.",
+         _footer(settings)), labels=4)
 
 
 def gaps_section(curves: Sequence[ArmTurns], settings: Settings) -> Section:
     """Per arm, grade, renamed condition and turn: the gap and the DiD since turn 1."""
     rows, records = [], []
+    uppers = _uppers(curves)
+    pairs = _bound_pairs(curves)
+    flipped = False
     for curve in curves:
         renamed = [c for c in curve.conditions if c != ORIGINAL]
+        pair = pairs.get((curve.model, curve.feedback)) if curve.grade in (
+            "behavior", BEHAVIOR_UPPER) else None
         for cond in renamed:
             for k in range(1, curve.turns + 1):
                 gap = curve.get(GAP, cond, k)
@@ -110,11 +167,14 @@ def gaps_section(curves: Sequence[ArmTurns], settings: Settings) -> Section:
                     continue
                 did = curve.get(DID, cond, k)
                 a, b = curve.get(PASS, ORIGINAL, k), curve.get(PASS, cond, k)
+                marks = [_flips(pair, measure, cond, k) for measure in (GAP, DID)]
+                flipped |= any(marks)
                 rows.append((curve.model, feedback_label(curve.feedback),
-                             grade_label(curve.grade), f"{ORIGINAL} − {cond}", str(k),
+                             _label(curve, uppers), f"{ORIGINAL} − {cond}", str(k),
                              str(len(curve.tasks)), num(a.mean if a else None),
-                             num(b.mean if b else None), _estimate(gap.mean, gap.low, gap.high),
-                             _estimate(did.mean, did.low, did.high) if did else "–"))
+                             num(b.mean if b else None),
+                             _estimate(gap.mean, gap.low, gap.high, marks[0]),
+                             _estimate(did.mean, did.low, did.high, marks[1]) if did else "–"))
         records += [r for r in curve.to_rows() if r["measure"] in (GAP, DID)]
     if not rows:
         raise StatsError(f"no arm has the {ORIGINAL!r} condition and a renamed one")
@@ -125,7 +185,9 @@ def gaps_section(curves: Sequence[ArmTurns], settings: Settings) -> Section:
         tuple(rows), tuple(records), (),
         ("gap = original − renamed pass rate at turn k (points); DiD = gap(k) − gap(1), "
          "paired over tasks: negative when the feedback turns close the renaming gap.",
-         _footer(settings)), labels=5)
+         _footer(settings),
+         *([SIGN_FOOTER.replace("The decrease", "The gap or DiD")] if flipped else [])),
+        labels=5)
 
 
 def names_section(frame: pd.DataFrame, settings: Settings) -> Section:

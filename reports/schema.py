@@ -20,6 +20,11 @@ TRAINING_SCHEMA_VERSION = 1
 Grade = Literal["parse", "name", "behavior"]
 GRADES: tuple[Grade, ...] = ("parse", "name", "behavior")
 """The grades, in the order records and tables list them."""
+UNDECIDED_VERDICTS = frozenset({"no_mapping", "undecided"})
+"""Behavior verdicts that decide nothing about the output (no mapping fit; a budget or a limit
+of the grader was hit): a behavior rate's lower bound counts them as failures, its upper bound
+as passes. ``ok``, ``forward_fail`` and ``reverse_fail`` are decided; ``not_covered`` cases are
+in no behavior rate."""
 CONDITIONS = ("original", "random", "meaningful")
 """The known conditions, in the order tables show them; other names sort after these."""
 PROBE_KINDS = ("likelihood", "continuation", "similarity", "proposed_names")

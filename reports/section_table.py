@@ -17,6 +17,7 @@ import pandas as pd
 
 from reports import render_probes as rp
 from reports import render_sections as rs
+from reports import render_splits as rsp
 from reports import render_turns as rt
 from reports.probe_rows import ProbeRows
 from reports.render_data import (
@@ -112,10 +113,10 @@ SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("table2", rs.TABLE2_TITLE,
                 lambda s: rs.exposure_section(s.frame, s.pairs, s.pair_notes, s.settings,
                                               s.cases, s.probe_rows.of("likelihood")), "table2"),
-    SectionSpec("hidden_split", rs.HIDDEN_TITLE, lambda s: rs.hidden_section(s.frame, s.settings),
-                "splits"),
-    SectionSpec("published_split", rs.PUBLISHED_TITLE,
-                lambda s: rs.published_section(s.frame, s.settings), "splits"),
+    SectionSpec("hidden_split", rsp.HIDDEN_TITLE,
+                lambda s: rsp.hidden_section(s.frame, s.settings), "splits"),
+    SectionSpec("published_split", rsp.PUBLISHED_TITLE,
+                lambda s: rsp.published_section(s.frame, s.settings), "splits"),
     SectionSpec("disagreements", rs.DISAGREE_TITLE, lambda s: rs.disagreement_section(s.frame),
                 "splits"),
     SectionSpec("upper_bound", rs.UPPER_TITLE, lambda s: rs.upper_bound_section(s.frame),

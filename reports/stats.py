@@ -4,9 +4,11 @@ Units: per-task pass rates are fractions (0–1); tables, differences and interv
 and percentage points. Every interval comes from resampling **tasks** (the samples of one task
 are correlated) with a seeded generator whose seed is part of the result, so the same records
 and seed give the same numbers. Behavior statistics use only the tasks the behavior grade covers
-(:func:`reports.records.covered_tasks`). Infrastructure failures stay in every denominator as
-non-passes. Input a statistic cannot be computed from raises :class:`StatsError` with the
-reason; results that are computable but degenerate carry ``notes``.
+(:func:`reports.records.covered_tasks`); their rate has a lower and an upper bound, the cases
+whose behavior verdict decides nothing counted as failures or as passes (:mod:`reports.bounds`).
+Infrastructure failures stay in every denominator as non-passes. Input a statistic cannot be
+computed from raises :class:`StatsError` with the reason; results that are computable but
+degenerate carry ``notes``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -34,7 +36,7 @@ from reports.records import (
 from reports.schema import GRADES, Grade
 
 __all__ = [
-    "BOOTSTRAP_SEED", "LEVEL", "MARGIN", "N_BOOT", "Estimate", "HiddenSplit",
+    "BOOTSTRAP_SEED", "BOUNDS", "LEVEL", "Bound", "MARGIN", "N_BOOT", "Estimate", "HiddenSplit",
     "PairedDifference", "StatsError", "bootstrap_means", "condition_table",
     "difference_table", "grade_disagreements", "infra_counts", "paired_difference",
     "pass_at_k", "pass_at_k_rates", "pass_rates", "percentile_interval", "split_by_hidden",
@@ -47,6 +49,11 @@ LEVEL = 0.95
 MARGIN = 5.0
 _CHUNK = 2_000_000  # resampled values drawn per step; depends on nothing but the task count
 FloatArray = npt.NDArray[np.float64]
+Bound = Literal["lower", "upper"]
+"""How a behavior rate counts the cases whose verdict decides nothing (``no_mapping``,
+``undecided``): as failures (``lower``, the rate every table has always shown) or as passes
+(``upper``). The other grades decide every case, so their bounds coincide."""
+BOUNDS: tuple[Bound, ...] = ("lower", "upper")
 
 
 @dataclass(frozen=True)
@@ -173,15 +180,24 @@ def _check_level(level: float) -> None:
 
 # -- pass rates -------------------------------------------------------------------------------
 
-def pass_rates(frame: pd.DataFrame, grade: Grade) -> pd.DataFrame:
-    """Per (model, task, condition): ``samples``, ``passes``, ``infra`` and ``rate``.
+def pass_rates(frame: pd.DataFrame, grade: Grade, bound: Bound = "lower") -> pd.DataFrame:
+    """Per (model, task, condition): ``samples``, ``passes``, ``infra``, ``undecided`` and
+    ``rate``.
 
     ``rate`` = passes / samples estimates pass@1; infrastructure failures count as samples that
-    did not pass. For ``behavior`` only covered tasks appear.
+    did not pass. For ``behavior`` only covered tasks appear; ``undecided`` counts the samples
+    whose verdict decides nothing, which ``bound="upper"`` counts among the passes (0 for the
+    other grades, whose bounds coincide).
     """
     if grade not in GRADES:
         raise StatsError(f"unknown grade {grade!r} (one of {', '.join(GRADES)})")
-    return _task_rates(frame, f"{grade}_pass", covered_only=grade == "behavior")
+    if bound not in BOUNDS:
+        raise StatsError(f"unknown bound {bound!r} (one of {', '.join(BOUNDS)})")
+    behavior = grade == "behavior"
+    undecided = frame["behavior_undecided"] if behavior else pd.Series(False, index=frame.index)
+    passed = frame[f"{grade}_pass"] | (undecided if bound == "upper" else False)
+    return _task_rates(frame.assign(_pass=passed, _undecided=undecided), "_pass",
+                       covered_only=behavior)
 
 
 def _task_rates(frame: pd.DataFrame, column: str, *, covered_only: bool) -> pd.DataFrame:
@@ -193,10 +209,11 @@ def _task_rates(frame: pd.DataFrame, column: str, *, covered_only: bool) -> pd.D
                              "behavior statistics")
         frame = frame[frame["task"].isin(covered)]
     grouped = frame.groupby(["model", "task", "condition"], sort=True)
+    extra = {"undecided": ("_undecided", "sum")} if "_undecided" in frame else {}
     rates = grouped.agg(samples=("sample", "size"), passes=(column, "sum"),
-                        infra=("infra", "sum")).reset_index()
-    rates["passes"] = rates["passes"].astype("int64")
-    rates["infra"] = rates["infra"].astype("int64")
+                        infra=("infra", "sum"), **extra).reset_index()
+    for count in ("passes", "infra", *extra):
+        rates[count] = rates[count].astype("int64")
     rates["rate"] = rates["passes"] / rates["samples"]
     return rates
 
@@ -213,9 +230,10 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - math.prod(1.0 - k / i for i in range(n - c + 1, n + 1))
 
 
-def pass_at_k_rates(frame: pd.DataFrame, grade: Grade, k: int) -> pd.DataFrame:
+def pass_at_k_rates(frame: pd.DataFrame, grade: Grade, k: int, bound: Bound = "lower"
+                    ) -> pd.DataFrame:
     """:func:`pass_rates` with a ``pass_at_k`` column; every group needs at least k samples."""
-    rates = pass_rates(frame, grade)
+    rates = pass_rates(frame, grade, bound)
     short = rates[rates["samples"] < k]
     if not short.empty:
         first = short.iloc[0]
@@ -332,12 +350,13 @@ def _grade_rank(grade: str) -> int:
 def paired_difference(frame: pd.DataFrame, grade: Grade, cond_a: str = "original",
                       cond_b: str = "random", *, model: str | None = None,
                       n_boot: int = N_BOOT, seed: int = BOOTSTRAP_SEED, level: float = LEVEL,
-                      margin: float = MARGIN) -> PairedDifference:
+                      margin: float = MARGIN, bound: Bound = "lower") -> PairedDifference:
     """Mean over tasks of (rate under ``cond_a`` − rate under ``cond_b``), in points.
 
     Only tasks graded under both conditions count (behavior: covered tasks). ``model`` may be
     omitted when the frame holds one model. The interval resamples tasks ``n_boot`` times with
-    ``seed``. Raises :class:`StatsError` for a missing condition or fewer than two tasks.
+    ``seed`` (so both ``bound``s of one comparison resample the same tasks). Raises
+    :class:`StatsError` for a missing condition or fewer than two tasks.
     """
     _check_level(level)
     if margin <= 0:
@@ -345,7 +364,7 @@ def paired_difference(frame: pd.DataFrame, grade: Grade, cond_a: str = "original
     if cond_a == cond_b:
         raise StatsError(f"compare two different conditions, got {cond_a!r} twice")
     name = select_model(frame, model)
-    rates = pass_rates(frame, grade)
+    rates = pass_rates(frame, grade, bound)
     wide = rates[rates["model"] == name].pivot(index="task", columns="condition",
                                                values="rate")
     for cond in (cond_a, cond_b):
@@ -394,7 +413,7 @@ def difference_table(differences: Iterable[PairedDifference]) -> pd.DataFrame:
 
 def _split(frame: pd.DataFrame, groups: Sequence[tuple[str, pd.Series]], grade: Grade,
            cond_a: str, cond_b: str, *, model: str | None, n_boot: int, seed: int,
-           level: float, margin: float) -> TaskSplit:
+           level: float, margin: float, bound: Bound = "lower") -> TaskSplit:
     """:func:`paired_difference` on each group of rows (label, row mask)."""
     name = select_model(frame, model)
     sides: list[tuple[str, PairedDifference | None, int]] = []
@@ -405,7 +424,7 @@ def _split(frame: pd.DataFrame, groups: Sequence[tuple[str, pd.Series]], grade: 
         try:
             difference: PairedDifference | None = paired_difference(
                 part, grade, cond_a, cond_b, model=name, n_boot=n_boot, seed=seed,
-                level=level, margin=margin)
+                level=level, margin=margin, bound=bound)
         except StatsError as exc:
             difference = None
             notes.append(f"{label} tasks: {exc}")
@@ -416,11 +435,12 @@ def _split(frame: pd.DataFrame, groups: Sequence[tuple[str, pd.Series]], grade: 
 def split_by_hidden(frame: pd.DataFrame, grade: Grade, cond_a: str = "original",
                     cond_b: str = "random", *, model: str | None = None,
                     n_boot: int = N_BOOT, seed: int = BOOTSTRAP_SEED, level: float = LEVEL,
-                    margin: float = MARGIN) -> HiddenSplit:
+                    margin: float = MARGIN, bound: Bound = "lower") -> HiddenSplit:
     """:func:`paired_difference` on tasks with hidden required names and on the others."""
     hidden = frame["task"].isin(set(hidden_tasks(frame)))
     split = _split(frame, (("hidden-name", hidden), ("stated-name", ~hidden)), grade, cond_a,
-                   cond_b, model=model, n_boot=n_boot, seed=seed, level=level, margin=margin)
+                   cond_b, model=model, n_boot=n_boot, seed=seed, level=level, margin=margin,
+                   bound=bound)
     (_, on_hidden, n_hidden), (_, on_stated, n_stated) = split.sides
     return HiddenSplit(hidden=on_hidden, stated=on_stated, n_hidden_tasks=n_hidden,
                        n_stated_tasks=n_stated, notes=split.notes)
@@ -429,7 +449,7 @@ def split_by_hidden(frame: pd.DataFrame, grade: Grade, cond_a: str = "original",
 def split_by_published(frame: pd.DataFrame, grade: Grade, cond_a: str = "original",
                        cond_b: str = "random", *, model: str | None = None,
                        n_boot: int = N_BOOT, seed: int = BOOTSTRAP_SEED, level: float = LEVEL,
-                       margin: float = MARGIN) -> TaskSplit:
+                       margin: float = MARGIN, bound: Bound = "lower") -> TaskSplit:
     """:func:`paired_difference` on tasks whose reference was published and on tasks whose
     reference never was (sides ``published``, ``never published``); tasks whose records do
     not say are left out, with a note."""
@@ -437,7 +457,7 @@ def split_by_published(frame: pd.DataFrame, grade: Grade, cond_a: str = "origina
     split = _split(frame, (("published", frame["task"].isin(set(public))),
                            ("never published", frame["task"].isin(set(private)))),
                    grade, cond_a, cond_b, model=model, n_boot=n_boot, seed=seed, level=level,
-                   margin=margin)
+                   margin=margin, bound=bound)
     unknown = set(frame["task"]) - set(public) - set(private)
     if unknown:
         return TaskSplit(split.sides, (*split.notes, f"{len(unknown)} task(s) whose records "

@@ -6,13 +6,15 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from reports.schema import GRADES
+from reports.schema import GRADES, UNDECIDED_VERDICTS
 from reports.stand_ins import stand_in_note
 from reports.turn_cost import PriceTable
 
 
 def summary_lines(records: list[dict[str, Any]]) -> list[str]:
-    """Pass rates per condition and grade over all recorded cases (mean over samples)."""
+    """Pass rates per condition and grade over all recorded cases (mean over samples), with
+    the behavior rate's upper bound (cases whose verdict decides nothing counted as passes)
+    and the behavior grade's decided share (of the cases on tasks it covers)."""
     cases = list({r["id"]: r for r in records if r.get("kind") == "case"}.values())
     lines = [f"cases in the results file: {len(cases)}"]
     note = stand_in_note(str(r.get("model", "")) for r in cases)
@@ -26,16 +28,33 @@ def summary_lines(records: list[dict[str, Any]]) -> list[str]:
         by_cond[record["condition"]].append(record)
     if not cases:
         return lines
-    lines.append(f"{'condition':<12}" + "".join(f"{g:>10}" for g in GRADES) + "   cases")
+    lines.append(f"{'condition':<12}" + "".join(f"{g:>10}" for g in GRADES)
+                 + f"{'b. upper':>10}{'decided':>10}   cases")
     for cond in sorted(by_cond, key=lambda c: (c != "original", c)):
         rows = by_cond[cond]
         cells = []
         for grade in GRADES:
-            passed = sum(1 for r in rows if not r.get("infra_error") and not r.get("cheats")
-                         and r.get("grades", {}).get(grade, {}).get("passed"))
+            passed = sum(1 for r in rows if _counts(r) and _grade(r, grade).get("passed"))
             cells.append(f"{100 * passed / len(rows):9.1f}%")
+        behavior = [str(_grade(r, "behavior").get("verdict")) for r in rows]
+        undecided = sum(1 for r, v in zip(rows, behavior, strict=True)
+                        if _counts(r) and v in UNDECIDED_VERDICTS)
+        passed = sum(1 for r in rows if _counts(r) and _grade(r, "behavior").get("passed"))
+        graded = sum(1 for v in behavior if v != "not_covered")
+        cells.append(f"{100 * (passed + undecided) / len(rows):9.1f}%")
+        cells.append(f"{100 * (graded - undecided) / graded:9.1f}%" if graded else f"{'–':>10}")
         lines.append(f"{cond:<12}" + "".join(cells) + f"   {len(rows):>5}")
     return lines + turn_lines(cases)
+
+
+def _counts(record: dict[str, Any]) -> bool:
+    """Whether a case's grades count: no infrastructure failure, no cheat."""
+    return not record.get("infra_error") and not record.get("cheats")
+
+
+def _grade(record: dict[str, Any], grade: str) -> dict[str, Any]:
+    found = (record.get("grades") or {}).get(grade)
+    return found if isinstance(found, dict) else {}
 
 
 def turn_lines(cases: list[dict[str, Any]]) -> list[str]:

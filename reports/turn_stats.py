@@ -35,6 +35,9 @@ from reports.stats import (
 ORIGINAL = "original"
 NAMES = "names"
 PASS, GAP, DID = "pass", "gap", "did"
+BEHAVIOR_UPPER = "behavior_upper"
+"""The behavior grade's upper bound as a grade of its own: a case whose behavior verdict decides
+nothing counts as a pass (:mod:`reports.bounds`)."""
 
 
 @dataclass(frozen=True)
@@ -109,13 +112,14 @@ def arm_rates(frame: pd.DataFrame, grade: str, model: str, feedback: str
               ) -> tuple[dict[tuple[str, int], pd.Series], int, list[str], list[str]]:
     """Per-task pass rates (fractions) of one arm: ``{(condition, turn): rates by task}``, the
     arm's last turn K, its conditions, and notes. Tasks lacking a condition are left out."""
-    if grade not in GRADES:
-        raise StatsError(f"unknown grade {grade!r} (one of {', '.join(GRADES)})")
+    if grade not in (*GRADES, BEHAVIOR_UPPER):
+        raise StatsError(f"unknown grade {grade!r} (one of {', '.join(GRADES)}, "
+                         f"{BEHAVIOR_UPPER})")
     require_rows(frame)
     part = frame[(frame["model"] == model) & (frame["feedback"] == feedback)]
     if part.empty:
         raise StatsError(f"no records for model {model!r} with feedback {feedback!r}")
-    if grade == "behavior":
+    if grade.startswith("behavior"):
         covered = covered_tasks(frame)
         part = part[part["task"].isin(covered)]
         if part.empty:

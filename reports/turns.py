@@ -30,7 +30,7 @@ from reports.records import (
     numbered,
     read_cases,
 )
-from reports.schema import GRADES
+from reports.schema import GRADES, UNDECIDED_VERDICTS
 from reports.turn_cost import CallCost, PriceTable, call_cost
 
 _DTYPES: dict[str, str] = {
@@ -46,13 +46,16 @@ _DTYPES: dict[str, str] = {
     "name_pass": "bool",
     "behavior_pass": "bool",
     "behavior_covered": "boolean",
+    "behavior_upper_pass": "bool",
     "cheat": "bool",
     "infra": "bool",
     "cost_usd": "float64",
 }
 TURN_COLUMNS: tuple[str, ...] = tuple(_DTYPES)
 """Columns of the by-turn frame. ``turns``: turns the case recorded; ``turns_max``: its run's
-N (1 one-shot); ``cheat``: the turn shown at k had a cheat finding; ``cost_usd``: cumulative."""
+N (1 one-shot); ``cheat``: the turn shown at k had a cheat finding; ``cost_usd``: cumulative;
+``behavior_upper_pass``: the behavior grade passed or decided nothing (the rate's upper bound,
+:mod:`reports.bounds`)."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,8 @@ class Turn:
     covered: bool | None
     cheat: bool
     call: CallCost
+    undecided: bool = False
+    """The behavior verdict decides nothing (``no_mapping``, ``undecided``) and no cheat fired."""
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,11 @@ class CaseTurns:
         """Whether the case passes ``grade`` at turn ``k``."""
         turn = self.at(k)
         return not self.infra and turn is not None and turn.passes[GRADES.index(grade)]
+
+    def undecided(self, k: int) -> bool:
+        """Whether the behavior grade decided nothing at turn ``k``."""
+        turn = self.at(k)
+        return not self.infra and turn is not None and turn.undecided
 
     def cost(self, k: int) -> float:
         """The cost of turns 1..k (NaN when one of them has no known cost)."""
@@ -128,6 +138,7 @@ def turn_frame(cases: Sequence[CaseTurns]) -> pd.DataFrame:
             }
             for grade in GRADES:
                 row[f"{grade}_pass"] = case.passed(grade, k)
+            row["behavior_upper_pass"] = row["behavior_pass"] or case.undecided(k)
             for column in TURN_COLUMNS:
                 columns[column].append(row[column])
     return pd.DataFrame({column: pd.Series(values, dtype=_DTYPES[column])
@@ -193,7 +204,9 @@ def _turn(entry: Mapping[str, Any], where: str, model: str, prices: PriceTable |
                                or not math.isfinite(stored) or stored < 0):
         raise StatsError(f"{where}: 'cost_usd' must be null or a number >= 0, got {stored!r}")
     call = call_cost(generation, model, prices, stored, "cost_usd" in entry)
-    return Turn(passes, covered, cheat, call)
+    behavior = grades.get("behavior")
+    verdict = behavior.get("verdict") if isinstance(behavior, Mapping) else None
+    return Turn(passes, covered, cheat, call, verdict in UNDECIDED_VERDICTS and not cheat)
 
 
 def _check_generation(generation: Any, where: str) -> None:

@@ -25,10 +25,11 @@ TASKS = ("alpha_clock", "beta_queue", "gamma_lock", "delta_mutex", "epsilon_ring
 HIDDEN = {"beta_queue": {"original": ["TypeOK"], "random": ["Qzvx"]},
           "gamma_lock": {"original": ["NoDeadlock", "Safe"], "random": ["Wrop", "Kelb"]}}
 # Per task and condition, one string per sample: p/n/b = parse/name/behavior passes;
-# "infra" = an infrastructure error. epsilon_ring is not covered by the behavior grade.
+# "infra" = an infrastructure error; u = the behavior grade decided nothing (`undecided`).
+# epsilon_ring is not covered by the behavior grade.
 OUTCOMES: dict[str, dict[str, tuple[str, ...]]] = {
     "alpha_clock": {"original": ("pnb", "pnb", "pnb"), "random": ("pnb", "pn", "pnb")},
-    "beta_queue": {"original": ("pnb", "pnb", "pb"), "random": ("pb", "pb", "p")},
+    "beta_queue": {"original": ("pnb", "pnb", "pb"), "random": ("pb", "pb", "pu")},
     "gamma_lock": {"original": ("pnb", "infra", "pb"), "random": ("pb", "pb", "")},
     "delta_mutex": {"original": ("pnb", "pnb", "pnb"), "random": ("pnb", "pnb", "infra")},
     "epsilon_ring": {"original": ("pn", "pn", "p"), "random": ("pn", "p", "p")},
@@ -68,10 +69,11 @@ def case(task: str, condition: str, sample: int, outcome: str, *, model: str = "
                  else "invariant_violated" if parsed else "parse_error",
                  "passed": name_ok, "missing_names": hidden if parsed and not name_ok else []},
         "behavior": {"verdict": "ok" if behavior_ok else "not_covered" if not covered
+                     else "undecided" if "u" in outcome
                      else "forward_fail" if parsed else "parse_error",
                      "passed": behavior_ok, "covered": covered, "trace": []},
     }
-    if parsed and covered and not behavior_ok:
+    if parsed and covered and not behavior_ok and "u" not in outcome:
         behavior = record["grades"]["behavior"]
         behavior["reason"] = "forward check failed under all 2 mapping(s)"
         behavior["mapping"] = {"variables": {"hr": "clock"}, "constants": {}}

@@ -620,7 +620,7 @@ def test_exposure_stats_degenerate_input() -> None:
 
 def test_published_section_has_one_row_per_grade_with_both_sides() -> None:
     from reports.render_data import Settings
-    from reports.render_sections import published_section
+    from reports.render_splits import published_section
 
     counts = {t: {"original": (4, 5), "random": (1 if t.startswith("p") else 4, 5)}
               for t in ("p1", "p2", "n1", "n2")}
@@ -628,7 +628,9 @@ def test_published_section_has_one_row_per_grade_with_both_sides() -> None:
                for r in counts_frame_records(counts)]
     section = published_section(records_to_frame(records), Settings(seed=1, n_boot=FAST,
                                                                    split_seed=1))
-    assert [row[1] for row in section.rows] == ["parse", "correct, name", "correct, behavior"]
+    assert [row[1] for row in section.rows] == ["parse", "correct, name", "correct, behavior",
+                                                "decided share, behavior"]
+    assert [row[4] for row in section.rows][-1] == "100.0 → 100.0"
     name = section.records[1]
     assert (name["published_tasks"], name["never_published_tasks"]) == (2, 2)
     assert (name["published_mean"], name["never_published_mean"]) == pytest.approx((60.0, 0.0))

@@ -502,7 +502,9 @@ def test_summary_has_a_line_per_feedback_arm() -> None:
 
 def test_summary_counts_a_cheat_as_not_passed() -> None:
     records = [multi("t1", "original", 0, ["", "nb"], cheats=["false_spec"])]
-    assert summary_lines(records)[2].split() == ["original", "0.0%", "0.0%", "0.0%", "1"]
+    # parse, name, behavior, its upper bound, its decided share (the cheat is decided), cases
+    assert summary_lines(records)[2].split() == ["original", "0.0%", "0.0%", "0.0%", "0.0%",
+                                                 "100.0%", "1"]
 
 
 def test_an_empty_record_list_gives_an_empty_turn_frame() -> None:
