@@ -434,7 +434,9 @@ def apply_step(step: Step, graph: StateGraph, taken: set[str],
 
 
 def _fill(template: str, inner: dict[str, str]) -> str:
-    return _HOLE.sub(lambda m: f"({inner[m.group(1)]})", template)
+    """A hole is a whole substitution or sits between brackets: no parentheses are needed
+    (the registered rules' expressions bring their own)."""
+    return _HOLE.sub(lambda m: inner[m.group(1)], template)
 
 
 def plan_layout(plan: Plan) -> LayoutMaker:
@@ -461,7 +463,7 @@ def plan_layout(plan: Plan) -> LayoutMaker:
             if isinstance(last, str):
                 return f"{last} (rule {plan.final} after the steps)"
         subs = dict(last.subs)
-        final_exprs = [_HOLE.sub(lambda m: f"({subs[m.group(1)]})", e) for e in exprs]
+        final_exprs = [_fill(e, subs) for e in exprs]
         encodes = [layer.encode for layer in layers] + [last.encode]
 
         def encode(s: tuple[Value, ...]) -> tuple[Value, ...]:

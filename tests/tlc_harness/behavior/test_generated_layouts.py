@@ -50,7 +50,7 @@ from tlc_harness.behavior.representations import (
     representation_variants,
 )
 from tlc_harness.behavior.rules import RULES
-from tlc_harness.behavior.values import Value
+from tlc_harness.behavior.values import FALSE, TRUE, Fn, Value
 from tlc_harness.tools.runner import Harness
 
 TASKS = {t.id: t for t in builtin_tasks()}
@@ -218,3 +218,53 @@ def test_generated_layout_of_a_mutant_rejected(harness: Harness, task_id: str, i
     assert result.verdict != "ok", f"{what}: accepted: {result.reason[:500]}"
     if result.verdict not in ("forward_fail", "reverse_fail"):
         pytest.xfail(f"{result.verdict} ({result.code}) for a mutant, recorded: {what}")
+
+
+# --- the steps on a small graph (no TLC) ---------------------------------------------------
+
+def _toy() -> StateGraph:
+    """pc over processes 1..2, a count 0..3 (not a process), a set of processes, a flag."""
+    states: list[tuple[Value, ...]] = [
+        (Fn({1: "idle", 2: "idle"}.items()), 0, frozenset(), FALSE),
+        (Fn({1: "busy", 2: "idle"}.items()), 1, frozenset({1}), TRUE),
+        (Fn({1: "busy", 2: "busy"}.items()), 3, frozenset({1, 2}), TRUE)]
+    return StateGraph(("pc", "count", "waiting", "flag"), states, [0], [(0, 1), (1, 2)])
+
+
+def test_candidates_of_a_small_graph() -> None:
+    found = {(c.kind, c.target) for c in candidates(_toy(), {})}
+    assert found == {("permute_ids", -1), ("reindex", -1), ("rename_values", 0),
+                     ("fn_as_record", 0), ("char_function", 2), ("complement", 3)}
+
+
+def test_identities_move_everywhere_and_counts_stay() -> None:
+    graph = _toy()
+    step = Step("permute_ids", -1, (1, 2), (2, 1), rename=False)
+    made = apply_step(step, graph, set(graph.variables), {})
+    assert not isinstance(made, str)
+    pc, count, waiting, _ = made.graph.states[1]
+    assert pc == Fn({2: "busy", 1: "idle"}.items()) and waiting == frozenset({2})
+    assert count == 1  # a count reaches 3: not a process
+    assert made.graph.variables == graph.variables
+
+
+def test_a_plan_composes_and_reads_back() -> None:
+    graph = _toy()
+    plan = Plan((Step("fn_as_record", 0), Step("split_record", 0),
+                 Step("char_function", 3), Step("complement", 4, rename=True)), "record")
+    layout = plan_layout(plan)(graph, set(graph.variables), {})
+    assert not isinstance(layout, str)
+    assert layout.variables == ("st",)
+    subs = dict(layout.subs)
+    assert subs["pc"] == "AliasL_pcRec[[i1 |-> st.pcRec_i1, i2 |-> st.pcRec_i2]]"
+    assert subs["count"] == "st.count"
+    encoded = [layout.encode(s) for s in graph.states]
+    assert len(set(encoded)) == len(graph.states)
+    assert encoded[0][0]["flagNot"] == TRUE  # type: ignore[index]
+
+
+def test_a_step_that_does_not_fit_says_why() -> None:
+    graph = _toy()
+    layout = plan_layout(Plan((Step("split_record", 1),)))(graph, set(), {})
+    assert layout == "skipped: step 1 (split_record) does not apply: count is not a record " \
+                     "in every state"
