@@ -90,8 +90,9 @@ class Step:
 
     def table(self) -> dict[Value, Value]:
         if self.kind == "reindex":
-            step = 1 if min(self.domain) <= 0 else -1  # type: ignore[type-var]
-            return {k: k + step for k in self.domain}  # type: ignore[operator]
+            ints = [k for k in self.domain if is_number(k)]
+            step = 1 if min(ints) <= 0 else -1
+            return {k: k + step for k in ints}
         if self.kind == "rename_values" and self.fresh:
             return {v: f"S{self.target}_{self.domain.index(o)}"
                     for v, o in zip(self.domain, self.order, strict=True)}
@@ -298,13 +299,13 @@ def candidates(graph: StateGraph, mv_names: dict[Value, Value]) -> list[Candidat
         strings = {a for v in values for a in _value_atoms(v) if isinstance(a, str)} - keys
         if strings:
             out.append(Candidate("rename_values", i, tuple(sorted(strings)), var))
-        domain = _common_domain(values)
-        if domain and not all(is_field_name(k) for k in domain) and all(
-                isinstance(k, (int, ModelValue)) and not isinstance(k, Bool) for k in domain):
-            fields = {_field(k, n) for n, k in enumerate(sorted(domain, key=sort_key))}
-            if len(fields) == len(domain):
+        common = _common_domain(values)
+        if common and not all(is_field_name(k) for k in common) and all(
+                isinstance(k, (int, ModelValue)) and not isinstance(k, Bool) for k in common):
+            fields = {_field(k, n) for n, k in enumerate(sorted(common, key=sort_key))}
+            if len(fields) == len(common):
                 out.append(Candidate("fn_as_record", i, (), var))
-        if domain and all(is_field_name(k) for k in domain) and len(domain) > 1:
+        if common and all(is_field_name(k) for k in common) and len(common) > 1:
             out.append(Candidate("split_record", i, (), var))
         if _sets(values) is not None:
             out.append(Candidate("char_function", i, (), var))
@@ -456,20 +457,20 @@ def plan_layout(plan: Plan) -> LayoutMaker:
             by_name = dict(zip(_previous(layer, layers, graph).variables, layer.decode,
                                strict=True))
             exprs = [_fill(e, by_name) for e in exprs]
-        last: Layout | str = Layout(current.variables,
-                                    tuple((v, v) for v in current.variables), lambda s: s)
+        last = Layout(current.variables, tuple((v, v) for v in current.variables), lambda s: s)
         if plan.final:
-            last = RULES[plan.final].layout(current, taken, mv_names)
-            if isinstance(last, str):
-                return f"{last} (rule {plan.final} after the steps)"
+            ruled = RULES[plan.final].layout(current, taken, mv_names)
+            if isinstance(ruled, str):
+                return f"{ruled} (rule {plan.final} after the steps)"
+            last = ruled
         subs = dict(last.subs)
         final_exprs = [_fill(e, subs) for e in exprs]
         encodes = [layer.encode for layer in layers] + [last.encode]
 
-        def encode(s: tuple[Value, ...]) -> tuple[Value, ...]:
+        def encode(state: tuple[Value, ...]) -> tuple[Value, ...]:
             for f in encodes:
-                s = f(s)
-            return s
+                state = f(state)
+            return state
 
         return Layout(last.variables, tuple(zip(graph.variables, final_exprs, strict=True)),
                       encode, tuple(d for layer in layers for d in layer.definitions)

@@ -21,7 +21,7 @@ confirmed) is listed in `GRADE_MISSES` (strict xfail: a fixed grade turns it red
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -82,6 +82,11 @@ def _reference(harness: Harness, task: Task) -> tuple[StateGraph, dict[Value, Va
     return _graphs[task.id]
 
 
+def _moves(domain: tuple[Value, ...]) -> Callable[[list[Value]], bool]:
+    """A permutation that moves something (of a domain of two or more)."""
+    return lambda p: len(domain) < 2 or tuple(p) != domain
+
+
 @st.composite
 def plans(draw: st.DrawFn, graph: StateGraph, mv_names: dict[Value, Value]) -> Plan:
     """Up to MAX_STEPS steps, each drawn among those that apply to the graph the steps
@@ -97,8 +102,7 @@ def plans(draw: st.DrawFn, graph: StateGraph, mv_names: dict[Value, Value]) -> P
         c = draw(st.sampled_from(options))
         order: tuple[Value, ...] = ()
         if c.domain and c.kind != "reindex":
-            order = tuple(draw(st.permutations(c.domain).filter(
-                lambda p, c=c: len(c.domain) < 2 or tuple(p) != c.domain)))
+            order = tuple(draw(st.permutations(c.domain).filter(_moves(c.domain))))
         step = Step(c.kind, c.target, c.domain, order,
                     fresh=c.kind == "rename_values" and draw(st.booleans()),
                     rename=draw(st.booleans()), label=c.label)
