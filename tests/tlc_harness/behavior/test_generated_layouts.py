@@ -158,8 +158,8 @@ def _cases(known: dict[tuple[str, int], str]) -> Iterator[Any]:
         why = known.get((task_id, 0))
         yield pytest.param(task_id, 0, id=f"{task_id}-0",
                            marks=[pytest.mark.xfail(strict=True, reason=why)] if why else [])
-    for task_id in sorted(TASKS):
-        for index in range(SWEEP_EXAMPLES):
+    for index in range(SWEEP_EXAMPLES):  # every task's first plan, then the next
+        for task_id in sorted(TASKS):
             if task_id in CI_TASKS and index == 0:
                 continue
             why = known.get((task_id, index))
