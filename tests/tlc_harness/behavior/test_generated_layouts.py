@@ -75,7 +75,6 @@ GRADE_MISSES: dict[tuple[str, int], str] = {
     ("write_through_cache", 0): _UNNAMED,
     ("write_through_cache", 1): _UNNAMED,
     ("ticket_lock", 2): _UNNAMED,
-    ("kv_store", 1): "as kv_store-0, under store <- storeRec_k1 (a split variable)",
     ("kv_store", 0): "R's CONSTRAINT VersionBound is evaluated on the output under a candidate "
                      "(version <- version_k1, one of the split variables): an eval error, so the "
                      "graph engine is undecided (constraint_cut) and auto falls back to the "
