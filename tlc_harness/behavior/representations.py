@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 import tree_sitter
 
 from tlc_harness.behavior.graphs import Explored, StateGraph, explore
-from tlc_harness.behavior.rules import RULES, Layout
+from tlc_harness.behavior.rules import RULES, Layout, LayoutMaker
 from tlc_harness.behavior.search import spec_shape
 from tlc_harness.behavior.values import (
     Fn,
@@ -289,30 +289,46 @@ def _variant_cfg(cfg: ModelConfig, files: Mapping[str, str], main: str, constant
                        specification="Spec", check_deadlock=cfg.check_deadlock), extra
 
 
-def representation_variants(harness: Harness, files: Mapping[str, str], main: str,
-                            cfg: ModelConfig, tlc_args: Sequence[str] = (), *,
-                            kinds: Sequence[str] = ALL_KINDS, max_states: int = 2000,
-                            check_fairness: bool = True) -> list[RepresentationVariant]:
-    """One variant per kind of the reference (`main` among `files`, checked with `cfg`),
-    checked by TLC: ok, and R's number of distinct states (history: up to twice as many).
-    `check_fairness`: the check also has TLC evaluate the variant's fairness (as a property)."""
-    def unmade(kind: str, why: str) -> RepresentationVariant:
-        return RepresentationVariant(kind, {}, MAIN, cfg, False, why)
-
+def reference_graph(harness: Harness, files: Mapping[str, str], main: str, cfg: ModelConfig,
+                    tlc_args: Sequence[str] = (), max_states: int = 2000
+                    ) -> tuple[StateGraph, list[str]] | str:
+    """R's reachable graph with its variables in R's declaration order, and R's constants in
+    TLC's order of model values; or why it cannot be laid out."""
     found = explore(harness, SpecSource(main, dict(files)), cfg, tlc_args=tlc_args,
                     budget=max_states + 1)
     if found.graph is None:
-        why = (f"skipped: the reference's graph has more than {max_states} states"
-               if found.verdict == Explored.OVER_BUDGET else
-               f"the reference's graph cannot be explored ({found.verdict}: {found.detail[:200]})")
-        return [unmade(k, why) for k in kinds]
+        return (f"skipped: the reference's graph has more than {max_states} states"
+                if found.verdict == Explored.OVER_BUDGET else
+                f"the reference's graph cannot be explored ({found.verdict}: "
+                f"{found.detail[:200]})")
     shape, graph = spec_shape(files, main), found.graph
     if sorted(shape.variables) == sorted(graph.variables):  # R's order, not TLC's
         at = [graph.variables.index(v) for v in shape.variables]
         graph = StateGraph(shape.variables, [tuple(s[i] for i in at) for s in graph.states],
                            graph.initial, graph.edges)
     listed = [n for n, _ in (*cfg.constants, *cfg.overrides) if n in shape.constants]
-    constants = list(dict.fromkeys([*listed, *shape.constants]))  # TLC's order of model values
+    return graph, list(dict.fromkeys([*listed, *shape.constants]))  # TLC's order of model values
+
+
+def representation_variants(harness: Harness, files: Mapping[str, str], main: str,
+                            cfg: ModelConfig, tlc_args: Sequence[str] = (), *,
+                            kinds: Sequence[str] = ALL_KINDS, max_states: int = 2000,
+                            check_fairness: bool = True,
+                            makers: Mapping[str, LayoutMaker] | None = None
+                            ) -> list[RepresentationVariant]:
+    """One variant per kind of the reference (`main` among `files`, checked with `cfg`),
+    checked by TLC: ok, and R's number of distinct states (history: up to twice as many).
+    `check_fairness`: the check also has TLC evaluate the variant's fairness (as a property).
+    `makers`: layouts of one's own by kind (generated ones), instead of the registered rules."""
+    kinds = tuple(makers) if makers is not None else kinds
+
+    def unmade(kind: str, why: str) -> RepresentationVariant:
+        return RepresentationVariant(kind, {}, MAIN, cfg, False, why)
+
+    found = reference_graph(harness, files, main, cfg, tlc_args, max_states)
+    if isinstance(found, str):
+        return [unmade(k, found) for k in kinds]
+    graph, constants = found
     try:
         parts = _spec_parts(files, cfg)
         helper = _helper(files[f"{main}.tla"], main, parts)
@@ -325,7 +341,8 @@ def representation_variants(harness: Harness, files: Mapping[str, str], main: st
     out = []
     for kind in kinds:
         taken = set(constants) | standard_names() | TLA_KEYWORDS | set(graph.variables)
-        layout = RULES[kind].layout(graph, taken, mv_names)
+        make = makers[kind] if makers is not None else RULES[kind].layout
+        layout = make(graph, taken, mv_names)
         if isinstance(layout, str) or unnamed:
             out.append(unmade(kind, layout if isinstance(layout, str) else
                               f"unsupported: no constant of the cfg names {', '.join(unnamed)}"))
