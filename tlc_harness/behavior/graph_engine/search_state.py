@@ -26,7 +26,9 @@ from tlc_harness.behavior.values import (
     FALSE,
     TRUE,
     Fn,
+    ModelValue,
     Value,
+    atoms,
     kind_of,
     to_tla,
     translate,
@@ -177,6 +179,10 @@ def part_text(part: Part, chosen: dict[int, Choice], assigned: list[tuple[Part, 
         inner = [part_text(p, chosen, assigned, texts) for p in part.parts]
         if any(t is None for t in inner):
             return None
+        # the keys a rebuilt function names (`[w \in {p1, p2} |-> ...]`) may be model values
+        # the output does not declare: the wrapper declares them
+        texts.model_values |= {a.name for k in part.keys for a in atoms(k)
+                               if isinstance(a, ModelValue)}
         return part.rebuild_text([t for t in inner if t is not None])
     choice = chosen[id(part)]
     if choice.feature is not None:
