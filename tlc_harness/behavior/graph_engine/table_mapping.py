@@ -9,9 +9,10 @@ confirming run explores the output's reachable states under the same constants, 
 state it meets is in the table's domain.
 
 A candidate must read each reference variable from the output variable of its name (every
-reference variable that holds a number needs one: a table would read a nameless one from
-anything, a count started wrong included; one holding only names, booleans and structures of
-them may be read from anything, as any renaming of names is a mapping) through a map of that
+reference variable that holds a count needs one: a table would read a nameless one from
+anything, a count started wrong included; one holding only names, booleans, identities
+(processes numbered `1..N` that index a function) and structures of them may be read from
+anything, as any renaming of names and identities is a mapping) through a map of that
 variable's values (`routes_around`): the output's
 observable is what the description names, and a mapping may not go around it. And those maps
 must be one renaming of each sort's atoms applied everywhere (`renaming`): processes that
@@ -26,10 +27,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tlc_harness.behavior import checks
+from tlc_harness.behavior.graph_engine.completeness import identity_numbers
 from tlc_harness.behavior.graph_engine.search_state import Inferred, tuple_value
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.translation import TextBuilder
-from tlc_harness.behavior.values import Fn, Value, atoms, is_field_name, is_number, sort_key
+from tlc_harness.behavior.values import Fn, Value, atoms, is_number, sort_key
 from tlc_harness.behavior.verdicts import BehaviorVerdict
 
 #: the largest output graph written as a table (TLC evaluates the table once, in time
@@ -57,12 +59,13 @@ def table_mapping(out: StateGraph, ref: StateGraph, image: Sequence[int], *,
                   deadlock: bool = False) -> Inferred | None:
     """The image as a TLA+ mapping that holds both ways on the graphs, or None where it is
     not one (a check fails, a named variable is routed around or renamed otherwise than one
-    renaming per sort, a reference variable holding numbers has no namesake, the table is too
+    renaming per sort, a reference variable holding counts has no namesake, the table is too
     large)."""
     if len(out) > MAX_TABLE_STATES or len(image) != len(out) or min(image, default=0) < 0:
         return None
     named = {v.lower() for v in out.variables}
-    if any(r.lower() not in named and _holds_numbers(ref, r) for r in ref.variables):
+    identities = identity_numbers(ref)
+    if any(r.lower() not in named and _holds_counts(ref, r, identities) for r in ref.variables):
         return None  # a table would read that variable from anything, a wrong count too
     if routes_around(out, ref, image) is not None or renaming(out, ref, image) is None:
         return None
@@ -81,9 +84,10 @@ def table_mapping(out: StateGraph, ref: StateGraph, image: Sequence[int], *,
                     image)
 
 
-def _holds_numbers(graph: StateGraph, variable: str) -> bool:
-    """Whether any value of `variable` holds a number (a count, or a process numbered)."""
-    return any(is_number(a) for v in set(graph.column(variable)) for a in atoms(v))
+def _holds_counts(graph: StateGraph, variable: str, identities: set[Value]) -> bool:
+    """Whether any value of `variable` holds a number that is no identity (a count)."""
+    return any(is_number(a) and a not in identities
+               for v in set(graph.column(variable)) for a in atoms(v))
 
 
 # ------------------------------------------------------ one renaming of each sort's atoms
@@ -101,8 +105,8 @@ def renaming(out: StateGraph, ref: StateGraph, image: Sequence[int]) -> dict[Key
     the search's count runs out.
 
     A *slot* is where an atom sits in a named variable's values: the variable itself, a set's
-    elements (`{}`), a record's field (`.f`), a sequence's items (`[]`, positions stay), a
-    function's domain (`dom`) and range (`[]`). A tuple is a function over `1..n` (processes
+    elements (`{}`), a sequence's items (`[]`, positions stay), a function's (a record's)
+    domain (`dom`: keys, field names) and range (`[]`). A tuple is a function over `1..n` (processes
     numbered from 1) where every tuple in its slot has one length, else a sequence. Slots are
     one *sort* where one indexes the other: a slot whose atoms lie in a domain's atoms, on
     both sides, is that domain's sort (a process held by `tok` and indexing `count` is renamed
@@ -132,8 +136,8 @@ def _lengths(path: Path, value: Value, found: dict[Path, set[int]]) -> None:
     elif isinstance(value, Fn):
         if value.is_tuple():
             found.setdefault(path, set()).add(len(value))
-        for k, v in value.items:
-            _lengths((*path, f".{k}" if _record(value) else "[]"), v, found)
+        for _, v in value.items:
+            _lengths((*path, "[]"), v, found)
 
 
 def _slots(path: Path, value: Value, found: dict[Path, set[Value]],
@@ -142,21 +146,19 @@ def _slots(path: Path, value: Value, found: dict[Path, set[Value]],
         for v in value:
             _slots((*path, "{}"), v, found, sequences)
     elif isinstance(value, Fn):
-        if _record(value):
-            for k, v in value.items:
-                _slots((*path, f".{k}"), v, found, sequences)
-        else:
-            for k, v in value.items:
-                if not _positional(value, path, sequences):
-                    _slots((*path, "dom"), k, found, sequences)
-                _slots((*path, "[]"), v, found, sequences)
+        for k, v in value.items:
+            if not _positional(value, path, sequences):
+                _slots((*path, "dom"), k, found, sequences)
+            _slots((*path, "[]"), v, found, sequences)
     else:
         found.setdefault(path, set()).add(value)
 
 
 def _positional(value: Fn, path: Path, sequences: frozenset[Path]) -> bool:
-    """A record, or a tuple of a slot whose tuples differ in length: its keys stay."""
-    return _record(value) or (value.is_tuple() and path in sequences)
+    """A tuple of a slot whose tuples differ in length (a sequence): its positions stay. A
+    record is a function of its field names, which may be identities (`[i0 |-> TRUE, ...]`
+    for processes named by strings) renamed like any name of their sort."""
+    return value.is_tuple() and path in sequences
 
 
 def _sorts(pairs: set[tuple[Path, Value, Value]], sequences: frozenset[Path]
@@ -187,11 +189,6 @@ def _sorts(pairs: set[tuple[Path, Value, Value]], sequences: frozenset[Path]
 
 def _size(value: Value) -> int:
     return len(value) if isinstance(value, (frozenset, Fn)) else 0
-
-
-def _record(value: Fn) -> bool:
-    return bool(value.items) and all(isinstance(k, str) and is_field_name(k)
-                                     for k, _ in value.items)
 
 
 def _solve(pi: dict[Key, Value], back: dict[Key, Value],
@@ -277,7 +274,7 @@ class _Unifier:
             for k, v in value.items:
                 key = k if _positional(value, path, self.sequences) else \
                     self.renamed((*path, "dom"), k)
-                item = self.renamed((*path, f".{k}" if _record(value) else "[]"), v)
+                item = self.renamed((*path, "[]"), v)
                 if key is None or item is None:
                     return None
                 pairs.append((key, item))
@@ -299,14 +296,12 @@ class _Unifier:
             return None
         assert isinstance(g, Fn) and isinstance(r, Fn)
         fixed = _positional(g, path, self.sequences)
-        if len(g) != len(r) or _record(g) != _record(r) or \
-                fixed != _positional(r, path, self.sequences):
+        if len(g) != len(r) or fixed != _positional(r, path, self.sequences):
             return False
-        if fixed:  # a record's fields, a sequence's positions stay
+        if fixed:  # a sequence's positions stay
             if {k for k, _ in g.items} != {k for k, _ in r.items}:
                 return False
-            results = [self.unify((*path, f".{k}" if _record(g) else "[]"), v, r[k])
-                       for k, v in g.items]
+            results = [self.unify((*path, "[]"), v, r[k]) for k, v in g.items]
             return False if False in results else None if None in results else True
         undecided = False
         for k, v in g.items:
