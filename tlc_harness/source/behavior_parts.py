@@ -17,6 +17,7 @@ from tlc_harness.source.formulas import (
     Node,
     conjunction_items,
     has_box_of_action,
+    holds,
     is_box_of_action,
     is_temporal,
     top_definitions,
@@ -39,13 +40,7 @@ def _text(src: bytes, node: Node) -> str:
 def _instanced(node: Node) -> bool:
     """Whether `node` uses an instance's operator (`Svc!Fairness`), whose level is not read
     here: after the box it is taken for a temporal conjunct, as a formula is written."""
-    todo = [node]
-    while todo:
-        n = todo.pop()
-        if n.type == "prefixed_op":
-            return True
-        todo.extend(n.children)
-    return False
+    return holds(node, "prefixed_op")
 
 
 def _items(files: Mapping[str, str], spec: str) -> _Items | None:

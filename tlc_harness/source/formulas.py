@@ -165,10 +165,15 @@ def is_box_of_action(node: Node) -> bool:
 
 def has_box_of_action(node: Node) -> bool:
     """Whether `node` holds a `[A]_v` anywhere below it."""
+    return holds(node, "step_expr_or_stutter")
+
+
+def holds(node: Node, node_type: str) -> bool:
+    """Whether `node` or a node below it is of `node_type`."""
     todo = [node]
     while todo:
         n = todo.pop()
-        if n.type == "step_expr_or_stutter":
+        if n.type == node_type:
             return True
         todo.extend(n.children)
     return False
