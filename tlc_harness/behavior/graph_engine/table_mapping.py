@@ -9,8 +9,9 @@ confirming run explores the output's reachable states under the same constants, 
 state it meets is in the table's domain.
 
 A candidate must read each reference variable from the output variable of its name (every
-reference variable that holds a count needs one: a table would read a nameless one from
-anything, a count started wrong included; one holding only names, booleans, identities
+reference variable that holds a count needs one, or must be held as it is by an output
+variable or a record field of one: a table would read a nameless one from anything, a count
+started wrong included; one holding only names, booleans, identities
 (processes numbered `1..N` that index a function) and structures of them may be read from
 anything, as any renaming of names and identities is a mapping) through a map of that
 variable's values (`routes_around`): the output's
@@ -65,7 +66,8 @@ def table_mapping(out: StateGraph, ref: StateGraph, image: Sequence[int], *,
         return None
     named = {v.lower() for v in out.variables}
     identities = identity_numbers(ref)
-    if any(r.lower() not in named and _holds_counts(ref, r, identities) for r in ref.variables):
+    if any(r.lower() not in named and _holds_counts(ref, r, identities)
+           and not _carried(out, ref, image, r) for r in ref.variables):
         return None  # a table would read that variable from anything, a wrong count too
     if routes_around(out, ref, image) is not None or renaming(out, ref, image) is None:
         return None
@@ -88,6 +90,25 @@ def _holds_counts(graph: StateGraph, variable: str, identities: set[Value]) -> b
     """Whether any value of `variable` holds a number that is no identity (a count)."""
     return any(is_number(a) and a not in identities
                for v in set(graph.column(variable)) for a in atoms(v))
+
+
+def _carried(out: StateGraph, ref: StateGraph, image: Sequence[int], variable: str) -> bool:
+    """Whether the output holds the reference's `variable` as it is, in every state: in a
+    variable of its own or in a record field (`rec.b`) of one, equal to the variable's value
+    in the state's image (a count read as that count)."""
+    k = ref.variables.index(variable)
+    wanted = [ref.states[target][k] for target in image]
+    for g in range(len(out.variables)):
+        column = [state[g] for state in out.states]
+        if column == wanted:
+            return True
+        functions = [v for v in column if isinstance(v, Fn)]
+        if column and len(functions) == len(column):
+            keys = set.intersection(*({key for key, _ in v.items} for v in functions))
+            for key in sorted(keys, key=sort_key):
+                if [v[key] for v in functions] == wanted:
+                    return True
+    return False
 
 
 # ------------------------------------------------------ one renaming of each sort's atoms

@@ -80,3 +80,19 @@ def test_a_nameless_variable_is_read_from_the_table_only_where_it_holds_no_numbe
     # the other way round the reference's variable is a count: a table could hide one that
     # starts wrong, so none is tried
     assert table_mapping(phases, steps, [0, 1, 2]) is None
+
+
+def test_a_count_held_as_it_is_in_a_record_field_may_be_read_from_the_table() -> None:
+    # the reference counts `n`; the output keeps it as a field of `rec` with a phase beside it
+    counts = StateGraph(("n",), [(0,), (1,), (2,)], [0], [(0, 1), (1, 2), (2, 0)])
+
+    def rec(n: int, phase: str) -> Value:
+        return Fn((("n", n), ("phase", phase)))
+
+    packed = StateGraph(("rec",), [(rec(0, "a"),), (rec(1, "b"),), (rec(2, "c"),)], [0],
+                        [(0, 1), (1, 2), (2, 0)])
+    assert table_mapping(packed, counts, [0, 1, 2]) is not None
+    # the same count started at 1: not carried as it is, so no table
+    shifted = StateGraph(("rec",), [(rec(1, "a"),), (rec(2, "b"),), (rec(3, "c"),)], [0],
+                         [(0, 1), (1, 2), (2, 0)])
+    assert table_mapping(shifted, counts, [0, 1, 2]) is None
