@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import threading
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import tree_sitter
@@ -110,3 +111,12 @@ class Ctx:
     scope: Scope
     module: str = ""
     in_pluscal: bool = False
+
+
+def descendants(node: tree_sitter.Node) -> Iterator[tree_sitter.Node]:
+    """`node` and every node below it, in document order."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children))

@@ -25,7 +25,7 @@ import tree_sitter
 
 from tlc_harness.behavior.graphs import StateGraph
 from tlc_harness.behavior.values import Fn, ModelValue, Value, is_field_name
-from tlc_harness.source.nodes import parser
+from tlc_harness.source.nodes import descendants, parser
 from tlc_harness.source.tokens import blank_comments
 
 Node = tree_sitter.Node
@@ -78,7 +78,7 @@ class _Sorter:
                 continue
             src = blank_comments(text).encode("utf-8")
             root = parser().parse(src).root_node
-            for node in _descendants(root):
+            for node in descendants(root):
                 head, body = node.child_by_field_name("name"), \
                     node.child_by_field_name("definition")
                 if node.type == "operator_definition" and head is not None and \
@@ -94,7 +94,7 @@ class _Sorter:
                 for c in sorted(names & self.symbols):
                     why.setdefault(c, f"{'/'.join(path)} holds it beside other values")
         for root, src in self.units:
-            for node in _descendants(root):
+            for node in descendants(root):
                 if node.type != "bound_infix_op" or _op(node) not in _COMPARE:
                     continue
                 lhs, rhs = node.child_by_field_name("lhs"), node.child_by_field_name("rhs")
@@ -109,7 +109,7 @@ class _Sorter:
                         if c not in why and not self.sorted_as_symbols(other, src, path, 0):
                             why[c] = f"`{_text(src, node)}` compares it with another sort"
         for root, src in self.units:  # a use no comparison reaches: what it meets is unknown
-            for node in _descendants(root):
+            for node in descendants(root):
                 name = _text(src, node) if node.type == "identifier_ref" else ""
                 if name in self.symbols and name not in why and \
                         (id(src), node.start_byte) not in self.reached:
@@ -321,14 +321,6 @@ def _steps(update: Node, src: bytes) -> Path:
             found.append("[]" if part.type == "except_update_fn_appl" else
                          "." + _text(src, part).lstrip("."))
     return tuple(found)
-
-
-def _descendants(node: Node) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.children))
 
 
 def _text(src: bytes, node: Node) -> str:
