@@ -268,9 +268,12 @@ def same_place(ref: Reference, out_files: Mapping[str, str], name: str | None) -
 
 
 def _top_definitions(files: Mapping[str, str]) -> list[tuple[str, int]]:
-    """Each module's top-level definitions in order, with their numbers of parameters."""
+    """Each module's top-level definitions in order, with their numbers of parameters; the
+    entry points a scratch copy adds (`stage_output`) are not the output's and are left out,
+    so a renamed copy still lines up with R."""
     return [(m.group(1), len(m.group(2).split(",")) if m.group(2) else 0)
-            for text in files.values() for m in TOP_DEFINITION.finditer(text)]
+            for text in files.values() for m in TOP_DEFINITION.finditer(text)
+            if not _ADDED_ENTRY.fullmatch(m.group(1))]
 
 
 def entry_points(out_shape: SpecShape, out_files: Mapping[str, str], ref: Reference
@@ -370,6 +373,7 @@ def stage_output(files: Mapping[str, str], main: str, ref: Reference) -> Staged:
 #: the names the scratch copy gives the parts of a specification formula written as
 #: expressions (`stage_output`)
 ENTRY_INIT, ENTRY_NEXT = "AliasEntryInit", "AliasEntryNext"
+_ADDED_ENTRY = re.compile(rf"{ENTRY_INIT}(?:_\d+)?|{ENTRY_NEXT}")
 
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.options import BehaviorOptions
-from tlc_harness.behavior.staging import Reference, stage_output
+from tlc_harness.behavior.staging import Reference, out_name, stage_output
 from tlc_harness.behavior.verdicts import BehaviorVerdict, Reason
 from tlc_harness.source.behavior_parts import spec_expressions, spec_parts
 from tlc_harness.source.cfg import ModelConfig
@@ -136,3 +136,20 @@ def test_a_spec_whose_parts_cannot_be_read_is_undecided_not_graded_by_name(
                             "Spec == Init2 /\\ [][Next2]_x /\\ [][Next]_x")
     verdict, reason, code, _ = _grade(harness, unread)
     assert (verdict, code) == (BehaviorVerdict.UNDECIDED, Reason.SPEC_UNREAD), reason
+
+
+def test_a_renamed_copy_still_lines_up_with_the_reference_when_its_formula_adds_conjuncts(
+) -> None:
+    """The entry points a scratch copy adds for a formula written as expressions are not the
+    output's definitions: a renamed copy is still read definition by definition against R
+    (a model value R's cfg sets is given to the copy's namesake; it was lost, and a renamed
+    echo.MCEcho whose `TestSpec == PrintT(R) /\\ Spec` failed under every mapping)."""
+    reference = COUNTER.replace("Spec ==", "None == \"none\"\nTestSpec == Print(Max, TRUE) /\\ Spec\nSpec ==")
+    ref = Reference("Counter", {"Counter.tla": reference},
+                    ModelConfig(constants=(("Max", "3"),), specification="TestSpec",
+                                check_deadlock=False))
+    renamed = (reference.replace("Counter", "Out").replace("None", "Absent")
+               .replace("TestSpec", "Checked").replace("Max", "Top"))
+    staged = stage_output({"Out.tla": renamed}, "Out", ref)
+    assert (staged.out_init, staged.out_spec) == ("AliasEntryInit", "Checked")
+    assert out_name(ref, staged, "None") == "Absent"
