@@ -15,6 +15,8 @@ from reports import section_table as table
 from reports.records import condition_order
 from reports.render_data import Report, Section
 from reports.render_svg import condition_colors, decrease_plot, legend, pass_rate_plots
+from reports.render_taxonomy import examples_html, stage_counts
+from reports.render_taxonomy_svg import stacked_bars
 from reports.render_turn_svg import turn_plots
 from reports.schema import GRADES
 from reports.stand_ins import stand_in_note
@@ -118,7 +120,8 @@ def _part(report: Report, part: table.Part, conditions: Sequence[str]) -> list[s
     if part.title is None:
         return [*(section_html(section) for section in sections), *extra]
     return [f'<h2 id="{_e(part.key)}">{_e(part.title)}</h2>', *extra,
-            *(section_html(section, heading="h3") for section in sections)]
+            *(SECTION_HTML.get(section.key, section_html)(section, heading="h3")
+              for section in sections)]
 
 
 def _inputs(report: Report, conditions: Sequence[str]) -> list[str]:
@@ -170,12 +173,28 @@ def _tasks(report: Report, conditions: Sequence[str]) -> list[str]:
     return [_drilldown(report.cases, conditions)]
 
 
+def _taxonomy_plots(report: Report, conditions: Sequence[str]) -> list[str]:
+    """One stacked bar chart per stage (a bar per model and condition), before the tables."""
+    charts = [stacked_bars(stage, counts, conditions) for stage in GRADES
+              if (found := report.find(f"taxonomy_{stage}")) is not None
+              and (counts := stage_counts(found.records))]
+    if not charts:
+        return []
+    return ['<p class="muted">Every output in exactly one class per stage, read from its '
+            "record (verdicts, reason codes, the parse grade's failure class), never from a "
+            "message's text; hover a segment for its count. The tables below give the "
+            "numbers, the change of each class between conditions and example cases.</p>",
+            '<div class="plots">' + "".join(charts) + "</div>"]
+
+
 PAGE_EXTRAS: dict[str, Callable[[Report, Sequence[str]], list[str]]] = {
     "provenance": _inputs, "plots": _plots, "turns": _turn_plots, "probes": _probe_inputs,
-    "tasks": _tasks,
+    "taxonomy": _taxonomy_plots, "tasks": _tasks,
 }
 """What the page adds to a part besides its sections: after a one-section part's section,
 after a titled part's heading."""
+SECTION_HTML: dict[str, Callable[..., str]] = {"taxonomy_examples": examples_html}
+"""Sections the page shows otherwise than as a plain table (their cases linked)."""
 
 
 # -- per-task drill-down ----------------------------------------------------------------------
