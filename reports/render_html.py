@@ -173,11 +173,18 @@ def _tasks(report: Report, conditions: Sequence[str]) -> list[str]:
     return [_drilldown(report.cases, conditions)]
 
 
+def taxonomy_svgs(report: Report) -> dict[str, str | None]:
+    """Per stage, the taxonomy's stacked bar chart (a bar per model and condition), or None
+    when the report has no outputs per class."""
+    conditions = list(report.summary["conditions"])
+    return {stage: stacked_bars(stage, counts, conditions)
+            if (found := report.find(f"taxonomy_{stage}")) is not None
+            and (counts := stage_counts(found.records)) else None for stage in GRADES}
+
+
 def _taxonomy_plots(report: Report, conditions: Sequence[str]) -> list[str]:
-    """One stacked bar chart per stage (a bar per model and condition), before the tables."""
-    charts = [stacked_bars(stage, counts, conditions) for stage in GRADES
-              if (found := report.find(f"taxonomy_{stage}")) is not None
-              and (counts := stage_counts(found.records))]
+    """The stacked bar charts of :func:`taxonomy_svgs`, before the taxonomy's tables."""
+    charts = [svg for svg in taxonomy_svgs(report).values() if svg is not None]
     if not charts:
         return []
     return ['<p class="muted">Every output in exactly one class per stage, read from its '

@@ -19,6 +19,7 @@ from reports.records import load_records, records_to_frame
 from reports.render import write_report
 from reports.render_taxonomy_svg import stacked_bars
 from reports.schema import GRADES
+from reports.summary import summary_lines
 from reports.taxonomy import (
     CLASSES,
     STAGES,
@@ -236,6 +237,37 @@ def test_the_page_shows_the_bars_and_links_each_example(report_dir: Path) -> Non
     assert links == {f"task-{t}" for t in ("clock", "queue", "lock", "ring")}
     for anchor in links:
         assert f'id="{anchor}"' in html
+
+
+def test_each_stages_chart_is_also_an_svg_file(report_dir: Path, tmp_path: Path) -> None:
+    for stage in STAGES:
+        svg = (report_dir / f"taxonomy_{stage}.svg").read_text(encoding="utf-8")
+        assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg" ')
+        assert f'aria-label="failure taxonomy, {stage}"' in svg
+    stale = tmp_path / "out"
+    stale.mkdir()
+    (stale / "taxonomy_name.svg").write_text("old", encoding="utf-8")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    write_report([empty], stale, n_boot=FAST)
+    assert not (stale / "taxonomy_name.svg").exists()
+
+
+def test_the_terminal_summary_counts_the_classes() -> None:
+    cases = [json.loads(line) for line in FIXTURE.read_text(encoding="utf-8").splitlines()]
+    lines = summary_lines([c for c in cases if c.get("model") == "mock-a"])
+    start = lines.index("failure classes (docs/failure-taxonomy.md):")
+    assert lines[start + 1:start + 7] == [
+        "  original   parse     passed=7, std_module_not_extended=1",
+        "  original   name      passed=3, missing_hidden=1, invariant=1, deadlock=1, "
+        "not_parsed=1, not_run=1",
+        "  original   behavior  passed=4, forward_named=1, not_covered=1, not_parsed=1, "
+        "not_run=1",
+        "  random     parse     passed=5, syntax=1, not_run=1, infra=1",
+        "  random     name      missing_hidden=3, missing_stated=1, bind_error=1, "
+        "not_parsed=1, not_run=1, infra=1",
+        "  random     behavior  passed=1, forward_any_mapping=1, reverse_any_mapping=1, "
+        "undecided_class_incomplete=1, not_covered=1, not_parsed=1, not_run=1, infra=1"]
 
 
 def test_a_bar_is_as_wide_as_its_share() -> None:
