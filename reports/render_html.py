@@ -15,11 +15,12 @@ from reports import section_table as table
 from reports.records import condition_order
 from reports.render_data import Report, Section
 from reports.render_svg import condition_colors, decrease_plot, legend, pass_rate_plots
-from reports.render_taxonomy import examples_html, stage_counts
+from reports.render_taxonomy import stage_counts
 from reports.render_taxonomy_svg import stacked_bars
 from reports.render_turn_svg import turn_plots
 from reports.schema import GRADES
 from reports.stand_ins import stand_in_note
+from reports.taxonomy import class_of
 
 TRACE_STATES = 40
 """States shown of one counterexample; longer traces say how many were left out."""
@@ -200,7 +201,26 @@ PAGE_EXTRAS: dict[str, Callable[[Report, Sequence[str]], list[str]]] = {
 }
 """What the page adds to a part besides its sections: after a one-section part's section,
 after a titled part's heading."""
-SECTION_HTML: dict[str, Callable[..., str]] = {"taxonomy_examples": examples_html}
+def _examples(section: Section, *, heading: str = "h3") -> str:
+    """The taxonomy's example cases, each linked to its task in the drill-down
+    (``#task-TASK``), what shows its class with `backticked` spans as code."""
+    parts = [f'<{heading} id="{_e(section.key)}">{_e(section.title)}</{heading}>']
+    if section.records:
+        head = "".join(f"<th>{_e(c)}</th>" for c in section.columns)
+        body = "".join(
+            f"<tr><td>{_e(r['stage'])}</td><td>{_e(class_of(str(r['stage']), str(r['class'])).label)}"
+            f"</td><td>{_e(r['model'])}</td><td><a href=\"#task-{_e(r['task'])}\"><code>"
+            f"{_e(r['id'])}</code></a></td><td>{_note(str(r['evidence']))}</td></tr>"
+            for r in section.records)
+        parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+        parts += [f'<p class="footer">{_e(f)}</p>' for f in section.footer]
+    if section.notes:
+        parts.append('<ul class="notes">' + "".join(f"<li>{_note(n)}</li>" for n in section.notes)
+                     + "</ul>")
+    return "\n".join(parts)
+
+
+SECTION_HTML: dict[str, Callable[..., str]] = {"taxonomy_examples": _examples}
 """Sections the page shows otherwise than as a plain table (their cases linked)."""
 
 

@@ -6,7 +6,6 @@ how each is read from the records: :mod:`reports.taxonomy`, docs/failure-taxonom
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from html import escape
 from typing import Any
 
 import pandas as pd
@@ -119,26 +118,6 @@ def examples_section(frame: pd.DataFrame) -> Section:
                    ("A few cases of each class but 'passed' (different tasks first); in the "
                     "HTML page each case links to its task in the per-task drill-down.",),
                    labels=5)
-
-
-def examples_html(section: Section, *, heading: str = "h3") -> str:
-    """The examples section with each case linked to its task's drill-down (``#task-TASK``)."""
-    parts = [f'<{heading} id="{escape(section.key)}">{escape(section.title)}</{heading}>']
-    if section.records:
-        head = "".join(f"<th>{escape(c)}</th>" for c in section.columns)
-        body = "".join(
-            f"<tr><td>{escape(str(r['stage']))}</td><td>{escape(_label(r))}</td>"
-            f"<td>{escape(str(r['model']))}</td><td><a href=\"#task-{escape(str(r['task']))}\">"
-            f"<code>{escape(str(r['id']))}</code></a></td>"
-            f"<td>{escape(str(r['evidence']))}</td></tr>" for r in section.records)
-        parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
-        parts += [f'<p class="footer">{escape(f)}</p>' for f in section.footer]
-    parts += [f'<p class="notes">{escape(n)}</p>' for n in section.notes]
-    return "\n".join(parts)
-
-
-def _label(record: Mapping[str, Any]) -> str:
-    return class_of(str(record["stage"]), str(record["class"])).label
 
 
 def stage_counts(records: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str], dict[str, int]]:

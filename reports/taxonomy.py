@@ -205,41 +205,45 @@ def classify(record: Mapping[str, Any], *, infra: bool, cheat: bool) -> dict[str
                              for s in STAGES)
     placed = {"parse": _parse(parse)}
     if parse is not None and parse.get("passed") is not True:
-        return {**placed, "name": Placed("not_parsed"), "behavior": Placed("not_parsed")}
+        why = Placed("not_parsed", f"parse: {placed['parse'].key}")
+        return {**placed, "name": why, "behavior": why}
     hidden = {str(n) for n in record.get("hidden_names") or ()}
     return {**placed, "name": _name(name, hidden), "behavior": _behavior(behavior)}
 
 
 def _parse(grade: Mapping[str, Any] | None) -> Placed:
     if grade is None or grade.get("verdict") == "not_run":
-        return Placed("not_run")
+        return Placed("not_run", "no parse grade" if grade is None else "not_run")
     verdict = str(grade.get("verdict"))
     if grade.get("passed") is True:
         return Placed("passed")
     if verdict in _NO_MODULE:
         return Placed("no_module", verdict)
     if verdict == "forbidden_import":
-        return Placed("forbidden_import", str(grade.get("reason") or ""))
+        return Placed("forbidden_import", str(grade.get("reason") or verdict))
     kind = grade.get("failure_class")
     if verdict == "parse_error" and kind in _PARSE_FAILURES:
-        return Placed(str(kind), str(grade.get("failure_evidence") or ""))
-    return Placed("unclassified", verdict)
+        return Placed(str(kind), str(grade.get("failure_evidence") or f"{verdict}: {kind}"))
+    return Placed("unclassified", f"{verdict}, no failure_class recorded"
+                  if verdict == "parse_error" else verdict)
 
 
 def _name(grade: Mapping[str, Any] | None, hidden: set[str]) -> Placed:
     if grade is None or grade.get("verdict") == "not_run":
-        return Placed("not_run")
+        return Placed("not_run", "no name grade" if grade is None else "not_run")
     verdict = str(grade.get("verdict"))
     if grade.get("passed") is True:
         return Placed("passed")
     if verdict == "ok":
-        return Placed("vacuous") if grade.get("vacuous") is True else Placed(
+        return Placed("vacuous", "ok, vacuous") if grade.get("vacuous") is True else Placed(
             "unclassified", "ok, not passed, not vacuous")
     if verdict in _NAME_VERDICTS:
         return Placed(_NAME_VERDICTS[verdict], str(grade.get("violated") or verdict))
     missing = grade.get("missing_names")
-    if verdict != "config_bind_fail" or not isinstance(missing, list):
+    if verdict != "config_bind_fail":
         return Placed("unclassified", verdict)
+    if not isinstance(missing, list):
+        return Placed("unclassified", f"{verdict}, no missing_names recorded")
     if not missing:
         return Placed("bind_error", verdict)
     hidden |= {str(n) for n in grade.get("missing_hidden") or ()}
@@ -250,7 +254,7 @@ def _name(grade: Mapping[str, Any] | None, hidden: set[str]) -> Placed:
 
 def _behavior(grade: Mapping[str, Any] | None) -> Placed:
     if grade is None or grade.get("verdict") == "not_run":
-        return Placed("not_run")
+        return Placed("not_run", "no behavior grade" if grade is None else "not_run")
     verdict, code = str(grade.get("verdict")), grade.get("reason_code")
     if grade.get("passed") is True:
         return Placed("passed")
