@@ -259,7 +259,7 @@ def _behavior(grade: Mapping[str, Any] | None) -> Placed:
     if grade.get("passed") is True:
         return Placed("passed")
     if verdict == BehaviorVerdict.NOT_COVERED:
-        return Placed("not_covered", str(code or ""))
+        return Placed("not_covered", str(code or verdict))
     basis = str(grade.get("mapping_basis") or "")
     evidence = ", ".join(str(x) for x in (code, basis) if x)
     if verdict in (BehaviorVerdict.FORWARD_FAIL, BehaviorVerdict.REVERSE_FAIL):
