@@ -44,6 +44,8 @@ from tlc_harness.behavior.verdicts import (
 from tlc_harness.source.monotone import bound_adds_behaviors
 from tlc_harness.tools.spec import SpecSource
 
+NAMED_MEMBER = "a member of the named class"
+
 
 class LateChecks(GradeBase):
     """What follows the mapping search: bounded sets, replay, reverse liveness, the class."""
@@ -145,7 +147,7 @@ class LateChecks(GradeBase):
         """A failure with whether it holds for every mapping that could work: for every state
         mapping where both graphs are whole (`any_mapping`), else for every mapping of the
         named class (`completeness.named_class`; `soundness.classify` reads `mapping_class`)."""
-        self.class_candidates = []
+        self.class_candidates, self.class_rest = [], None
         if result.verdict not in FAILURES:
             return result
         anything = None
@@ -158,8 +160,9 @@ class LateChecks(GradeBase):
             result = replace(result, details={**result.details, **anything.facts()})
         check = named_class(out_graph, ref_graph, found=found or None,
                             forward_only=forward_only, deadlock=deadlock)
-        if whole and check.holds:
-            self.class_candidates.append(("a member of the named class", check.holds))
+        if whole:
+            self.class_candidates += [(NAMED_MEMBER, h) for h in check.holders]
+            self.class_rest = check if check.rest_for_tlc else None
         if anything is not None and anything.outcome is any_mapping.Outcome.CANDIDATE:
             self.class_candidates.append((f"the graphs' {anything.kind}", anything.image))
         return replace(result, details={**result.details, **check.facts()})
