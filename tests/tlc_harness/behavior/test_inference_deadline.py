@@ -14,7 +14,6 @@ import time
 import pytest
 
 from tlc_harness.behavior import checks
-from tlc_harness.behavior.graph_engine import search_state
 from tlc_harness.behavior.graph_engine.inference import infer
 from tlc_harness.behavior.graph_engine.search_state import Work
 from tlc_harness.behavior.graphs import StateGraph
@@ -61,7 +60,7 @@ def test_where_a_search_stops_does_not_depend_on_the_clock(monkeypatch: pytest.M
     first = infer(out, ref, work=quiet)
     real = time.monotonic
     started = real()
-    monkeypatch.setattr(search_state.time, "monotonic", lambda: started + 1000 * (real() - started))
+    monkeypatch.setattr(time, "monotonic", lambda: started + 1000 * (real() - started))
     loaded = Work(limit=300)
     again = infer(out, ref, work=loaded)
     assert (again.verdict, again.code, loaded.steps) == (first.verdict, first.code, quiet.steps)
