@@ -200,7 +200,8 @@ def _behavior_row(grade: Any) -> dict[str, Any]:
             "mapping_class_reason": _cut(details.get("mapping_class_reason")) or None,
             "mapping": details.get("mapping"), "mapping_tla": details.get("mapping_tla"),
             "seconds": round(grade.seconds, 2), "tlc_runs": details.get("tlc_runs"),
-            "fallback": _cut(details.get("fallback")) or None}
+            "fallback": _cut(details.get("fallback")) or None,
+            "table_candidates": details.get("table_candidates")}
 
 
 def grade_one(harness: Harness, refs: References, coverage: Coverage, out: Output, engine: str,
