@@ -201,7 +201,8 @@ def _behavior_row(grade: Any) -> dict[str, Any]:
             "mapping": details.get("mapping"), "mapping_tla": details.get("mapping_tla"),
             "seconds": round(grade.seconds, 2), "tlc_runs": details.get("tlc_runs"),
             "fallback": _cut(details.get("fallback")) or None,
-            "table_candidates": details.get("table_candidates")}
+            "table_candidates": details.get("table_candidates"),
+            "table_rows": details.get("table_rows"), "output_states": details.get("output_states")}
 
 
 def grade_one(harness: Harness, refs: References, coverage: Coverage, out: Output, engine: str,

@@ -72,6 +72,7 @@ class TableCandidates(LateChecks):
         tried: list[str] = []
         refuted: set[tuple[int, ...]] = set()
         seen = {tuple(found)} if found else set()
+        rows = 0
         for source, image in pending:
             if len(tried) >= MAX_TABLE_TRIES:
                 break
@@ -83,6 +84,7 @@ class TableCandidates(LateChecks):
                 continue
             cand = Candidate(inferred.variables, const_map, tuple(inferred.definitions),
                              labels=False, model_values=tuple(inferred.model_values))
+            rows += len(out_graph)
             confirmed, _ = self.confirmed(self.job.ref, staged, cand, values)
             check = confirmed.check
             if check.verdict is Verdict.OK and not check.vacuous:
@@ -104,7 +106,7 @@ class TableCandidates(LateChecks):
                     refuted.add(image)
         if not tried:
             return failed
-        details = {**failed.details, "table_candidates": tried}
+        details = {**failed.details, "table_candidates": tried, "table_rows": rows}
         if rest is not None and set(rest.holders) <= refuted:
             # every member the graphs could not refute, TLC does: the named class is decided
             details.update(mapping_class=rest.kind, mapping_class_reason=(

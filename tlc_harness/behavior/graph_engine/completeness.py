@@ -209,7 +209,7 @@ def _search(out: StateGraph, ref: StateGraph,
                                         deadlock=deadlock, reverse_budget=reverse_budget,
                                         member=member, holders=holders)
             else:
-                verdict = _member(out, ref, image, edges, found=found, deadlock=deadlock,
+                verdict = member_fails(out, ref, image, edges, found=found, deadlock=deadlock,
                                   reverse_budget=reverse_budget, member=member, holders=holders)
             if verdict is None:
                 continue
@@ -261,14 +261,14 @@ def _with_unnamed(out: StateGraph, ref: StateGraph, named: list[tuple[Value, ...
     if status == unnamed.BUDGET:
         return "the choices for the variables the output does not name are over the budget"
     if all(len(o) == 1 for o in options):  # the member's one mapping
-        return _member(out, ref, [next(iter(o)) for o in options], edges, found=found,
+        return member_fails(out, ref, [next(iter(o)) for o in options], edges, found=found,
                        deadlock=deadlock, reverse_budget=reverse_budget, member=member,
                        holders=holders)
     return (f"under {member}, the variables the output does not name may be read in more "
             f"than one way")
 
 
-def _member(out: StateGraph, ref: StateGraph, image: list[int], edges: set[tuple[int, int]],
+def member_fails(out: StateGraph, ref: StateGraph, image: list[int], edges: set[tuple[int, int]],
             *, found: list[int] | None, deadlock: bool, reverse_budget: int,
             forward_only: bool = False, member: str = BIJECTION,
             holders: list[list[int]] | None = None) -> str | None:
@@ -311,7 +311,7 @@ def _every_bijection(out: StateGraph, ref: StateGraph,
         keys = zip(*([table.get(v, v) for v in g_col]
                      for (g_col, _, _), table in zip(columns, tables, strict=True)), strict=True)
         image = [index.get(key, -1) for key in keys]
-        verdict = _member(out, ref, image, edges, found=found, deadlock=deadlock,
+        verdict = member_fails(out, ref, image, edges, found=found, deadlock=deadlock,
                           reverse_budget=0, forward_only=True)
         if verdict is not None:
             return ClassCheck(False, verdict, members)

@@ -18,6 +18,7 @@ from tlc_harness.behavior.graph_engine.grade_base import GradeBase
 from tlc_harness.behavior.graph_engine.output_graph import (
     OutputModel,
 )
+from tlc_harness.behavior.graph_engine.renamings import renaming_class
 from tlc_harness.behavior.graph_engine.replay import replay
 from tlc_harness.behavior.graph_engine.search_state import Inferred
 from tlc_harness.behavior.graphs import StateGraph
@@ -160,6 +161,14 @@ class LateChecks(GradeBase):
             result = replace(result, details={**result.details, **anything.facts()})
         check = named_class(out_graph, ref_graph, found=found or None,
                             forward_only=forward_only, deadlock=deadlock)
+        if whole and not check.complete and not check.rest_for_tlc:
+            # too large, or no namesake's values to map: the smaller class of renamings,
+            # which proves less (natural mappings only) and says so
+            renamed = renaming_class(out_graph, ref_graph, found=found or None,
+                                     deadlock=deadlock)
+            if renamed.complete or renamed.rest_for_tlc:
+                check = replace(renamed, why=f"{renamed.why} (every mapping of the named "
+                                f"class: {check.why})")
         if whole:
             self.class_candidates += [(NAMED_MEMBER, h) for h in check.holders]
             self.class_rest = check if check.rest_for_tlc else None
