@@ -205,6 +205,11 @@ def _behavior_row(grade: Any) -> dict[str, Any]:
             "table_rows": details.get("table_rows"), "output_states": details.get("output_states")}
 
 
+#: the name grade's fields a row keeps, for the failure taxonomy (what is missing, hidden or
+#: not, whether TLC found no initial state, what was violated)
+NAME_FIELDS = ("missing_names", "missing_hidden", "vacuous", "violated")
+
+
 def grade_one(harness: Harness, refs: References, coverage: Coverage, out: Output, engine: str,
               args: argparse.Namespace) -> dict[str, Any]:
     """One row: the output's grades under one engine (never raises)."""
@@ -230,7 +235,9 @@ def grade_one(harness: Harness, refs: References, coverage: Coverage, out: Outpu
                                   timeout=args.timeout,
                                   grades=("parse", "name", "behavior") if runs else ())
             row.update(parse=graded.parse.verdict, name=graded.name.verdict,
-                       name_reason=_cut(graded.name.reason))
+                       name_reason=_cut(graded.name.reason),
+                       name_details={k: graded.name.details.get(k) for k in NAME_FIELDS},
+                       parse_class=graded.parse.details.get("failure_class"))
             if runs:
                 row.update(_behavior_row(graded.behavior))
             else:
