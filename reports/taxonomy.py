@@ -119,6 +119,9 @@ CLASSES: Mapping[str, tuple[Class, ...]] = {
         Class("forward_named", "forward fail, named class",
               "`forward_fail` with `mapping_basis` `named_bijections` or `named_functions`",
               "#ff9896"),
+        Class("forward_natural", "forward fail, natural mappings",
+              "`forward_fail` with `mapping_basis` `named_renamings`: under every renaming of "
+              "each sort's atoms, not every mapping", "#f4b6a6"),
         Class("forward_own_run", "forward fail, own run",
               "`forward_fail` with `mapping_basis` `own_run`", "#8c564b"),
         Class("reverse_any_mapping", "reverse fail, any mapping",
@@ -126,6 +129,9 @@ CLASSES: Mapping[str, tuple[Class, ...]] = {
         Class("reverse_named", "reverse fail, named class",
               "`reverse_fail` with `mapping_basis` `named_bijections` or `named_functions`",
               "#aec7e8"),
+        Class("reverse_natural", "reverse fail, natural mappings",
+              "`reverse_fail` with `mapping_basis` `named_renamings`: under every renaming of "
+              "each sort's atoms, not every mapping", "#c6dbef"),
         Class("undecided_no_mapping", "undecided: no mapping fits",
               "`no_mapping` or `undecided` for want of a mapping (reason codes below)",
               "#9467bd"),
@@ -160,11 +166,11 @@ _NAME_VERDICTS = {"assumption_failed": "assumption", "invariant_violated": "inva
                   "eval_error": "eval_error", "timeout": "limit", "resource_limit": "limit",
                   "infra_error": "infra"}
 _BASES = {"any_mapping": "any_mapping", "named_bijections": "named",
-          "named_functions": "named", "own_run": "own_run"}
+          "named_functions": "named", "named_renamings": "natural", "own_run": "own_run"}
 _R = Reason
 UNDECIDED_CAUSES: Mapping[Reason, str] = {
     **dict.fromkeys((_R.NO_CANDIDATE, _R.SHAPE_MISMATCH, _R.NO_ENTRY_POINTS,
-                     _R.MAPPINGS_EVAL_ERROR), "undecided_no_mapping"),
+                     _R.MAPPINGS_EVAL_ERROR, _R.SPEC_UNREAD), "undecided_no_mapping"),
     _R.MAPPING_CLASS_INCOMPLETE: "undecided_class_incomplete",
     **dict.fromkeys((_R.CONSTANTS_UNPAIRED, _R.CONSTANT_UNJUSTIFIED, _R.PAIRING_AMBIGUOUS,
                      _R.ASSUME_REJECTS, _R.GRADER_ELEMENTS, _R.VALUES_DISAGREE,

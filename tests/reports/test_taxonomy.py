@@ -100,11 +100,15 @@ CRAFTED: dict[str, dict[str, dict[str, Any]]] = {
                                                    "any_mapping")),
         "forward_named": record(OK, OK, fail("forward_fail", "graph_forward",
                                              "named_bijections")),
+        "forward_natural": record(OK, OK, fail("forward_fail", "graph_forward",
+                                               "named_renamings")),
         "forward_own_run": record(OK, OK, fail("forward_fail", "output_run_fails", "own_run")),
         "reverse_any_mapping": record(OK, OK, fail("reverse_fail", "too_few_states",
                                                    "any_mapping")),
         "reverse_named": record(OK, OK, fail("reverse_fail", "graph_reverse",
                                              "named_functions")),
+        "reverse_natural": record(OK, OK, fail("reverse_fail", "graph_reverse",
+                                               "named_renamings")),
         "undecided_no_mapping": record(OK, OK, fail("no_mapping", "no_candidate")),
         "undecided_class_incomplete": record(OK, OK, fail("no_mapping",
                                                           "mapping_class_incomplete")),
@@ -201,7 +205,7 @@ def test_a_class_change_is_the_difference_of_its_shares() -> None:
     changes = class_changes(frame, "name", "original", "random", n_boot=FAST, seed=2026,
                             level=0.95)
     hidden = next(c for c in changes if c.model == "mock-a" and c.cls == "missing_hidden")
-    assert (hidden.mean_a, hidden.mean_b, hidden.change) == (12.5, 37.5, 25.0)
+    assert (hidden.mean_a, hidden.mean_b, hidden.change) == (10.0, 30.0, 20.0)
     assert hidden.ci_low <= hidden.change <= hidden.ci_high
     for model in ("mock-a", "mock-b"):
         mine = [c for c in changes if c.model == model]
@@ -232,9 +236,9 @@ def test_the_page_shows_the_bars_and_links_each_example(report_dir: Path) -> Non
         assert f'aria-label="failure taxonomy, {stage}"' in html
         assert f'id="taxonomy_{stage}"' in html
     assert "missing hidden name</text>" in html  # a legend entry, inside the SVG
-    assert "mock-b · random: undecided: budget or limit, 1 of 9 (11.1%)" in html  # a tooltip
+    assert "mock-b · random: undecided: budget or limit, 1 of 10 (10.0%)" in html  # a tooltip
     links = set(re.findall(r'<a href="#(task-[^"]+)"><code>', html))
-    assert links == {f"task-{t}" for t in ("clock", "queue", "lock", "ring")}
+    assert links == {f"task-{t}" for t in ("clock", "queue", "lock", "ring", "relay")}
     for anchor in links:
         assert f'id="{anchor}"' in html
 
@@ -258,16 +262,17 @@ def test_the_terminal_summary_counts_the_classes() -> None:
     lines = summary_lines([c for c in cases if c.get("model") == "mock-a"])
     start = lines.index("failure classes (docs/failure-taxonomy.md):")
     assert lines[start + 1:start + 7] == [
-        "  original   parse     passed=7, std_module_not_extended=1",
-        "  original   name      passed=3, missing_hidden=1, invariant=1, deadlock=1, "
+        "  original   parse     passed=8, std_module_not_extended=1",
+        "  original   name      passed=3, missing_hidden=1, invariant=2, deadlock=1, "
         "not_parsed=1, not_run=1",
-        "  original   behavior  passed=4, forward_named=1, not_covered=1, not_parsed=1, "
-        "not_run=1",
-        "  random     parse     passed=5, syntax=1, not_run=1, infra=1",
-        "  random     name      missing_hidden=3, missing_stated=1, bind_error=1, "
+        "  original   behavior  passed=4, forward_named=1, forward_natural=1, not_covered=1, "
+        "not_parsed=1, not_run=1",
+        "  random     parse     passed=6, syntax=1, not_run=1, infra=1",
+        "  random     name      missing_hidden=3, missing_stated=1, bind_error=1, invariant=1, "
         "not_parsed=1, not_run=1, infra=1",
-        "  random     behavior  passed=1, forward_any_mapping=1, reverse_any_mapping=1, "
-        "undecided_class_incomplete=1, not_covered=1, not_parsed=1, not_run=1, infra=1"]
+        "  random     behavior  passed=1, forward_any_mapping=1, forward_natural=1, "
+        "reverse_any_mapping=1, undecided_class_incomplete=1, not_covered=1, not_parsed=1, "
+        "not_run=1, infra=1"]
 
 
 def test_a_bar_is_as_wide_as_its_share() -> None:
