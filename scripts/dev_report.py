@@ -20,10 +20,11 @@ What the records need and the rows do not hold; nothing is read from English tex
   not parse is classified again from its text in the corpus with the grade's own code (the
   grade's extraction and helper modules, then `alias_fixtures.grading.parse_failures`, which
   `grade_output` calls). Without the corpus these outputs are `unclassified`.
-- the name grade's `missing_names`, `missing_hidden`, `vacuous` and `violated`, and the case's
-  `hidden_names`: not in the rows. A `config_bind_fail` is therefore `unclassified` in the name
-  taxonomy (never split into hidden and stated names by reading its reason), `hidden_names` is
-  empty, and a name `ok` counts as passed (a vacuous `ok` cannot be told apart).
+- the name grade's `missing_names`, `missing_hidden`, `vacuous` and `violated`: in the rows'
+  `name_details` since real_outputs.py keeps them; in older rows a `config_bind_fail` is
+  `unclassified` in the name taxonomy (never split into hidden and stated names by reading its
+  reason) and a name `ok` counts as passed (a vacuous `ok` cannot be told apart). The case's
+  `hidden_names` are not in the rows (empty).
 - whether an output that does not parse is on a task the behavior grade covers: taken from
   the reference's self-check the file records (`coverage`: `ok` covered, `not_covered` not;
   another verdict leaves it unknown, as for a `liveness_unchecked` reference, which is covered).
@@ -110,18 +111,26 @@ def case_record(row: Mapping[str, Any], reply: str | None, run_id: str,
     `coverage`: each reference's self-check)."""
     spec = str(row["spec_id"])
     error = row["behavior"] == "error" or row["parse"] == "error"
-    name = str(row["name"])
     return {
         "schema_version": RECORD_SCHEMA_VERSION, "kind": "case", "run_id": run_id,
         "id": f"{spec}/original/s0", "model": row["model"], "task": spec,
         "condition": "original", "sample": 0, "published": True, "hidden_names": [],
         "grades": {} if error else {
             "parse": parse_grade(row, reply),
-            "name": {"verdict": name, "passed": name == "ok",
-                     "reason": row.get("name_reason") or ""},
+            "name": name_grade(row),
             "behavior": behavior_grade(row, coverage)},
         "infra_error": f"the grade raised: {row.get('behavior_reason')}" if error else None,
     }
+
+
+def name_grade(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The name grade of a row, with the fields the name grade recorded where the row keeps
+    them (`name_details`, rows of real_outputs.py since it keeps them); a vacuous `ok` (no
+    initial state) does not pass, as in a benchmark's record."""
+    name = str(row["name"])
+    details = {k: v for k, v in (row.get("name_details") or {}).items() if v is not None}
+    return {"verdict": name, "passed": name == "ok" and not details.get("vacuous"),
+            "reason": row.get("name_reason") or "", **details}
 
 
 def reply_of(corpus: Path | None, row: Mapping[str, Any]) -> str | None:

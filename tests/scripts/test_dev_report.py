@@ -108,3 +108,15 @@ def test_the_development_outputs_taxonomy_matches_snapshot(dev_report: Path,
                                                            snapshot: SnapshotAssertion) -> None:
     text = (dev_report / "taxonomy.md").read_text(encoding="utf-8")
     assert text.split("## Failure taxonomy: change")[0] == snapshot
+
+
+def test_a_row_keeping_the_name_fields_places_its_name_failure(dev: ModuleType) -> None:
+    row = {"spec_id": "1", "model": "m", "parse": "ok", "name": "config_bind_fail",
+           "name_reason": "not defined or without value: Safe (hidden name)",
+           "name_details": {"missing_names": ["Safe"], "missing_hidden": ["Safe"],
+                            "vacuous": False, "violated": None},
+           "behavior": "ok", "reference_runs": True}
+    grade = dev.name_grade(row)
+    assert grade["missing_hidden"] == ["Safe"] and not grade["passed"]
+    vacuous = dev.name_grade({**row, "name": "ok", "name_details": {"vacuous": True}})
+    assert not vacuous["passed"]
