@@ -309,13 +309,15 @@ class AliasSession:
         entry["output_path"] = str(self._save_output(case, generation.text, request.turn))
         result = self.executor.grade(GradeJob(
             case.id, variant, generation.text, grades=self.settings.grades,
-            behavior=self.settings.behavior_options(), timeout=self.settings.timeout))
+            behavior=self.settings.behavior_options(), timeout=self.settings.timeout,
+            grade_cache=self.settings.grade_cache))
         apply_result(entry, result, self.settings.grades)
         if result.grades is not None:
             entry["similarity"] = output_similarity(variant, generation.text)
         if self.executor.name != "local":
-            entry["grader"] = {"executor": self.executor.name, "worker": result.worker,
-                               "attempts": result.attempts, "seconds": round(result.seconds, 3)}
+            entry["grader"] = {**entry.get("grader", {}), "executor": self.executor.name,
+                               "worker": result.worker, "attempts": result.attempts,
+                               "seconds": round(result.seconds, 3)}
         return result, generation.text
 
     def _turns(self, record: dict[str, Any], case: CaseSpec, variant: Variant,
