@@ -23,7 +23,9 @@ Not stored, so graded again each time: grades with an infrastructure error, grad
 decided (`TIME_VERDICTS`, `TIME_CODES`: under less load they may be decided), a `not_covered`
 that follows from a self-check's infrastructure error, and a reply whose module the extraction
 finds no module in (graded at once, without SANY). A stored grade reads back as it was made,
-its `seconds` included, with `CaseGrades.cached` set.
+its `seconds` included, with `CaseGrades.cached` set. Grades are kept in their JSON form (what
+a case record holds: a tuple in a grade's details is a list), and a grade made and stored by a
+call is returned in that form too, so a read and a fresh grade are equal but for `cached`.
 """
 
 from __future__ import annotations
@@ -166,12 +168,12 @@ class GradeCache:
         store = JsonStore(cache_root(options.cache) / KIND)
         entry = store.get_or_compute(key, compute, dump=_as_written, load=_checked,
                                      keep=_kept)
-        if entry is not None:
-            self._memory[key] = entry
-        if made:
+        if entry is None:  # made, and not to be stored
             return made[0]
+        self._memory[key] = entry
+        if made:
+            return rebuilt(entry, output, cached=False)
         self.read += 1
-        assert entry is not None  # a read entry is never None
         return rebuilt(entry, output)
 
 
@@ -191,8 +193,11 @@ def stored_form(grades: CaseGrades, output: GradedOutput, variant: Variant,
         "format": GRADE_FORMAT, "task": variant.task_id, "condition": variant.condition,
         "module_name": grades.module_name, "notes": list(grades.notes[extracted:]),
         **{name: _grade_data(getattr(grades, name)) for name in _GRADE_NAMES}}
-    # only what JSON gives back as it was (no tuples, no keys but strings) is stored
-    return data if json.loads(json.dumps(data)) == data else None
+    try:  # its JSON form: what the record of the case holds
+        form: dict[str, Any] = json.loads(json.dumps(data, allow_nan=False))
+    except (TypeError, ValueError):  # a value JSON cannot hold: not stored
+        return None
+    return form
 
 
 def _grade_data(grade: Grade) -> dict[str, Any]:
@@ -200,11 +205,11 @@ def _grade_data(grade: Grade) -> dict[str, Any]:
             "reason": grade.reason, "details": grade.details}
 
 
-def rebuilt(entry: dict[str, Any], output: GradedOutput) -> CaseGrades:
-    """The grades an entry stores, with `output`'s extraction notes, marked cached."""
+def rebuilt(entry: dict[str, Any], output: GradedOutput, *, cached: bool = True) -> CaseGrades:
+    """The grades an entry stores, with `output`'s extraction notes."""
     parse, name, behavior = (Grade(**entry[grade]) for grade in _GRADE_NAMES)
     return CaseGrades(parse, name, behavior, entry["module_name"],
-                      (*output.notes, *entry["notes"]), cached=True)
+                      (*output.notes, *entry["notes"]), cached=cached)
 
 
 def _kept(entry: dict[str, Any] | None) -> bool:

@@ -234,13 +234,22 @@ def test_a_not_covered_from_a_self_check_infra_error_is_not_stored() -> None:
     assert stored_form(OK_GRADES, output, VARIANT, coverage) is not None
 
 
-def test_grades_that_json_would_change_are_not_stored() -> None:
+def test_grades_are_kept_in_their_json_form_and_what_json_cannot_hold_is_not(
+        tmp_path: Path) -> None:
+    tupled = _with("behavior", details={"retries": ("confirm_without_fairness",),
+                                        "by_number": {1: "x"}})
+    spy = Spy(tupled)
+    made = GradeCache(spy).grade(stand_in(), VARIANT, REPLY, behavior=options(tmp_path))
+    read = GradeCache(spy).grade(stand_in(), VARIANT, REPLY, behavior=options(tmp_path))
+    assert spy.calls == 1 and read.cached
+    assert made.behavior.details == read.behavior.details == {
+        "retries": ["confirm_without_fairness"], "by_number": {"1": "x"}}  # as a record has it
+    assert json.dumps(made.to_json()) == json.dumps(tupled.to_json())
+    assert dataclasses.replace(read, cached=False) == made
     output = GradedOutput.of(REPLY)
     assert output is not None
-    tupled = _with("name", details={"trace": (1, 2)})
-    keyed = _with("behavior", details={"by_number": {1: "x"}})
-    assert stored_form(tupled, output, VARIANT, None) is None
-    assert stored_form(keyed, output, VARIANT, None) is None
+    for odd in ({"pair": {1, 2}}, {"score": float("nan")}):
+        assert stored_form(_with("name", details=odd), output, VARIANT, None) is None
 
 
 # ------------------------------------------------------------------ reading back exactly
