@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 import traceback
@@ -410,12 +411,20 @@ def feedback_message(feedback: Feedback) -> str:
 
 def output_similarity(variant: Variant, reply: str) -> dict[str, float] | None:
     """ROUGE-L and BLEU of the extracted module against the variant's reference."""
-    from reports.similarity import similarity
-
     extracted = extract_module(reply)
     if extracted.text is None:
         return None
     try:
-        return similarity(extracted.text, variant.modules[f"{variant.main_module}.tla"])
+        return dict(_similarity(extracted.text, variant.modules[f"{variant.main_module}.tla"]))
     except ImportError:
         return None  # the `probes` extra (rouge-score, sacrebleu) is not installed
+
+
+@functools.lru_cache(maxsize=64)
+def _similarity(text: str, reference: str) -> dict[str, float]:
+    """`reports.similarity.similarity`, once per pair of texts in a process: it costs about
+    0.4 s on a reference's length, which a sample whose grades the grade cache holds would
+    otherwise spend on it alone (the reference model's five samples are one text)."""
+    from reports.similarity import similarity
+
+    return similarity(text, reference)
