@@ -2,10 +2,11 @@
 TLA+-Bench's release, one sample and five, in one run of this script on one machine.
 
     python scripts/sample_cache_cost.py [--release ../shared/corpus/tla-bench-release]
-        [--every 20] [--jobs 2] [--repeats 1] [--uncached]
+        [--every 20] [--offset 0] [--jobs 2] [--repeats 1] [--uncached]
         [--out scripts/results/sample_cache_cost.md]
 
-Takes every `--every`-th system task of the release (ids in numeric order, from the first),
+Takes every `--every`-th system task of the release (ids in numeric order, from the
+`--offset`-th),
 and runs `pytest -n JOBS benchmarks/test_cases.py --alias-model reference` on them in the
 original and random conditions with `--alias-samples 1`, then 5, each in a fresh temporary
 folder (its own out folder, so its own variant cache, and its own `--alias-cache` root: nothing
@@ -50,12 +51,12 @@ def _git() -> str | None:
         return None
 
 
-def subset(release: Path, every: int) -> list[str]:
-    """Every `every`-th system task id of the release, in numeric order."""
+def subset(release: Path, every: int, offset: int = 0) -> list[str]:
+    """Every `every`-th system task id of the release from the `offset`-th, in numeric order."""
     from alias_fixtures.tasks.loaders import load_task_set
 
     ids = sorted((t.id for t in load_task_set(release).tasks), key=lambda i: (len(i), i))
-    return ids[::every]
+    return ids[offset::every]
 
 
 def run_bench(args: argparse.Namespace, tasks: list[str], samples: int, folder: Path,
@@ -98,7 +99,7 @@ def disagreements(one: dict[str, Any], five: dict[str, Any]) -> list[str]:
 
 
 def collect(args: argparse.Namespace) -> dict[str, Any]:
-    tasks = subset(args.release, args.every)
+    tasks = subset(args.release, args.every, args.offset)
     print(f"tasks: {', '.join(tasks)}", file=sys.stderr)
     runs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="alias-sample-cost-") as scratch:
@@ -121,7 +122,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     return {"when": datetime.now(UTC).isoformat(timespec="seconds"), "commit": _git(),
             "machine": platform.node(), "cores": os.cpu_count(),
             "load_before": os.getloadavg()[0], "jobs": args.jobs, "timeout": args.timeout,
-            "every": args.every, "tasks": tasks, "runs": runs, "ratios": ratios,
+            "every": args.every, "offset": args.offset, "tasks": tasks, "runs": runs, "ratios": ratios,
             "ratio": statistics.median(ratios),
             "disagreements": sorted({d for r1, r5 in pairs for d in disagreements(r1, r5)})}
 
@@ -129,10 +130,11 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
 def markdown(data: dict[str, Any]) -> str:
     verdict = "meets" if data["ratio"] <= TARGET else "misses"
     lines = ["# Five samples against one, with the grade cache", "",
-             f"`python scripts/sample_cache_cost.py --every {data['every']} --jobs "
-             f"{data['jobs']}` at {data['commit']}, {data['when']}, {data['cores']} cores "
-             f"(load {data['load_before']:.1f} when it began). The reference model over every "
-             f"{data['every']}th system task of TLA+-Bench's release "
+             f"`python scripts/sample_cache_cost.py --every {data['every']} --offset "
+             f"{data.get('offset', 0)} --jobs {data['jobs']}` at {data['commit']}, "
+             f"{data['when']}, {data['cores']} cores (load {data['load_before']:.1f} when it "
+             f"began). The reference model over every {data['every']}th system task of "
+             f"TLA+-Bench's release from position {data.get('offset', 0)} "
              f"({', '.join(data['tasks'])}; {len(data['tasks'])} tasks), original and random "
              f"conditions, TLC limit {data['timeout']:g} s, each run with a fresh out folder "
              "and cache root.", "",
@@ -140,16 +142,19 @@ def markdown(data: dict[str, Any]) -> str:
              f"{', '.join(f'{r:.3f}' for r in data['ratios'])}); the target is at most "
              f"{TARGET}: it {verdict} it.", "",
              "| run | samples | wall s | cases | graded from the cache | grade entries | "
-             "infra errors | behavior verdicts | exit |",
-             "|---|---:|---:|---:|---:|---:|---:|---|---:|"]
+             "infra errors | behavior verdicts | pytest |",
+             "|---|---:|---:|---:|---:|---:|---:|---|---|"]
     for run in data["runs"]:
         label = (f"repeat {run['repeat']}" if run["repeat"] is not None
                  else "no grade cache")
         verdicts = ", ".join(f"{k} {v}" for k, v in sorted(run["behavior"].items()))
         lines.append(f"| {label} | {run['samples']} | {run['seconds']:.1f} | {run['cases']} | "
                      f"{run['cached']} | {run['grade_entries']} | {run['infra_errors']} | "
-                     f"{verdicts} | {run['exit']} |")
-    lines += ["", "Every sample of the five-sample runs has its variant's verdicts of the "
+                     f"{verdicts} | {' '.join(run['tail'])} (exit {run['exit']}) |")
+    lines += ["", "A skipped case is a variant the run excludes before any model call (its "
+              "original does not pass TLC); `failed` is a case whose behavior grade is not "
+              "`ok` (`not_covered`, `undecided`). "
+              "Every sample of the five-sample runs has its variant's verdicts of the "
               "one-sample run" if not data["disagreements"] else
               f"Samples whose verdicts differ from their variant's one sample: "
               f"{', '.join(data['disagreements'])}", ""]
@@ -160,6 +165,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--release", type=Path, default=RELEASE)
     parser.add_argument("--every", type=int, default=20)
+    parser.add_argument("--offset", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=300.0)
