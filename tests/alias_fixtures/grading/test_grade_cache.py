@@ -28,16 +28,13 @@ from alias_fixtures.grading.grade_cache import (
 )
 from alias_fixtures.grading.reference_cache import grader_digest
 from alias_fixtures.plugin.options import read_settings
-from alias_fixtures.tasks.task import builtin_tasks
-from alias_fixtures.tasks.variants import Variant, original_variant
-from tests.alias_fixtures.grading.test_task_cache import stand_in
+from alias_fixtures.tasks.variants import Variant
+from tests.alias_fixtures.grading.test_task_cache import VARIANT, stand_in
 from tests.tlc_harness.behavior.test_output_budget import _Config
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason
 from tlc_harness.tools.runner import Harness
 
-HOUR_CLOCK = next(t for t in builtin_tasks() if t.id == "hour_clock")
-VARIANT = original_variant(HOUR_CLOCK)
 MODULE = "---- MODULE Clock ----\nVARIABLE hr\nInit == hr = 1\nNext == hr' = hr\n====\n"
 REPLY = f"Here is the spec:\n```tla\n{MODULE}```\n"
 TRACE = [{"number": 1, "action": "Init", "variables": {"hr": "1"}}]
