@@ -15,7 +15,9 @@ the median's; `--uncached` also runs five samples with `--alias-no-grade-cache` 
 cost before the cache). The reference model answers each sample with the same text, so the
 five samples of a variant are one grade and four reads.
 
-Each run's wall time is the whole pytest process (variant verification, grading, the report).
+Each run's wall time is the whole pytest process (variant verification, grading, the report);
+its CPU time is that of the pytest process and everything it started (less moved by other work
+on a shared machine, which makes wall times of one configuration differ by 20% and more).
 The grades of the five-sample run are checked against the one-sample run's: every sample of a
 variant must have the verdicts its one sample had. The Markdown goes to `--out`, the numbers to
 the same path with `.json`. Nothing of the corpus is copied: the files hold task ids and counts.
@@ -27,6 +29,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -66,16 +69,17 @@ def run_bench(args: argparse.Namespace, tasks: list[str], samples: int, folder: 
                "--alias-out", str(out), "--alias-cache", str(cache),
                "--alias-timeout", str(args.timeout), "-k", select, *extra]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    began = time.monotonic()
+    began, cpu = time.monotonic(), _children_cpu()
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
                           check=False)
-    seconds = time.monotonic() - began
+    seconds, cpu = time.monotonic() - began, _children_cpu() - cpu
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     cases = [r for r in rows if r.get("kind") == "case"]
     from alias_cli.cache_cmd import usage
 
     kinds = usage(cache)["kinds"]
     return {"samples": samples, "extra": list(extra), "seconds": round(seconds, 1),
+            "cpu_seconds": round(cpu, 1),
             "exit": done.returncode, "cases": len(cases),
             "cached": sum(1 for c in cases if (c.get("grader") or {}).get("cached")),
             "infra_errors": sum(1 for c in cases if c.get("infra_error")),
@@ -85,6 +89,13 @@ def run_bench(args: argparse.Namespace, tasks: list[str], samples: int, folder: 
             "grades": {c["id"]: {g: v.get("verdict") for g, v in c["grades"].items()}
                        for c in cases if c.get("grades")},
             "tail": done.stdout.strip().splitlines()[-1:]}
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user and system) of this process's finished descendants: the run's
+    pytest, its xdist workers and their JVMs, each counted once its parent has waited for it."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def disagreements(one: dict[str, Any], five: dict[str, Any]) -> list[str]:
@@ -115,11 +126,13 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     pairs = [(r1, r5) for r1 in paired for r5 in paired
              if r1["repeat"] == r5["repeat"] and (r1["samples"], r5["samples"]) == (1, 5)]
     ratios = [round(r5["seconds"] / r1["seconds"], 3) for r1, r5 in pairs]
+    cpu_ratios = [round(r5["cpu_seconds"] / r1["cpu_seconds"], 3) for r1, r5 in pairs]
     return {"when": datetime.now(UTC).isoformat(timespec="seconds"), "commit": revision(),
             "machine": platform.node(), "cores": os.cpu_count(),
             "load_before": os.getloadavg()[0], "jobs": args.jobs, "timeout": args.timeout,
             "every": args.every, "offset": args.offset, "tasks": tasks, "runs": runs, "ratios": ratios,
-            "ratio": statistics.median(ratios),
+            "ratio": statistics.median(ratios), "cpu_ratios": cpu_ratios,
+            "cpu_ratio": statistics.median(cpu_ratios),
             "disagreements": sorted({d for r1, r5 in pairs for d in disagreements(r1, r5)})}
 
 
@@ -136,15 +149,19 @@ def markdown(data: dict[str, Any]) -> str:
              "and cache root.", "",
              f"**5 samples / 1 sample = {data['ratio']:.3f}** (median of "
              f"{', '.join(f'{r:.3f}' for r in data['ratios'])}); the target is at most "
-             f"{TARGET}: it {verdict} it.", "",
-             "| run | samples | wall s | cases | graded from the cache | grade entries | "
+             f"{TARGET}: it {verdict} it. In CPU seconds of the runs' processes (less "
+             f"moved by other work on the machine than wall time): "
+             f"**{data['cpu_ratio']:.3f}** (median of "
+             f"{', '.join(f'{r:.3f}' for r in data['cpu_ratios'])}).", "",
+             "| run | samples | wall s | CPU s | cases | graded from the cache | grade entries | "
              "infra errors | behavior verdicts | pytest |",
-             "|---|---:|---:|---:|---:|---:|---:|---|---|"]
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
     for run in data["runs"]:
         label = (f"repeat {run['repeat']}" if run["repeat"] is not None
                  else "no grade cache")
         verdicts = ", ".join(f"{k} {v}" for k, v in sorted(run["behavior"].items()))
-        lines.append(f"| {label} | {run['samples']} | {run['seconds']:.1f} | {run['cases']} | "
+        lines.append(f"| {label} | {run['samples']} | {run['seconds']:.1f} | "
+                     f"{run['cpu_seconds']:.1f} | {run['cases']} | "
                      f"{run['cached']} | {run['grade_entries']} | {run['infra_errors']} | "
                      f"{verdicts} | {' '.join(run['tail'])} (exit {run['exit']}) |")
     lines += ["", "A skipped case is a variant the run excludes before any model call (its "

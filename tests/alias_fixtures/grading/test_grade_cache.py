@@ -381,3 +381,26 @@ def test_cache_show_and_clear_know_the_grades(tmp_path: Path,
     assert main(["--cache", str(tmp_path), "cache", "clear", "--kind", "grades"]) == 0
     assert "removed grades: 1 entries" in capsys.readouterr().out
     assert not (tmp_path / "grades").exists()
+
+
+@pytest.mark.tlc
+def test_alias_bench_grade_reads_a_grade_it_made(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    reply = tmp_path / "reply.txt"
+    reply.write_text(f"My answer:\n```tla\n{VARIANT.reference_text()}```\n")
+
+    def grade(*extra: str) -> dict[str, Any]:
+        code = main(["--cache", str(tmp_path / "cache"), "grade", str(reply), "--task",
+                     "hour_clock", "--json", *extra])
+        assert code == 0
+        data: dict[str, Any] = json.loads(capsys.readouterr().out)
+        return data
+
+    made, read, again = grade(), grade(), grade("--no-grade-cache")
+    assert (made["cached"], read["cached"], again["cached"]) == (False, True, False)
+    assert {k: v for k, v in read.items() if k != "cached"} == \
+        {k: v for k, v in made.items() if k != "cached"}
+    assert again["behavior"]["verdict"] == made["behavior"]["verdict"] == "ok"
+    assert main(["--cache", str(tmp_path / "cache"), "grade", str(reply), "--task",
+                 "hour_clock"]) == 0
+    assert "read from the grade cache" in capsys.readouterr().out
