@@ -34,6 +34,7 @@ import functools
 import hashlib
 import inspect
 import json
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +68,9 @@ TIME_VERDICTS = frozenset({Verdict.TIMEOUT.value})
 #: grade, the in-memory mapping search's
 TIME_CODES = frozenset({Reason.TIME_BUDGET, Reason.OUTPUT_BUDGET, Reason.SEARCH_BUDGET})
 _GRADE_NAMES = ("parse", "name", "behavior")
+#: grades a process keeps in memory, the latest used: a variant's samples come one after
+#: another (xdist's loadgroup), and the disk holds the rest
+MEMORY_ENTRIES = 256
 
 Grading = Callable[..., CaseGrades]
 """`grade_output`'s signature: (harness, variant, reply, *, coverage, grades, behavior,
@@ -135,7 +139,7 @@ class GradeCache:
 
     def __init__(self, grading: Grading | None = None) -> None:
         self.grading = grading  # None: `grade_output`
-        self._memory: dict[str, dict[str, Any]] = {}
+        self._memory: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.graded = 0
         self.read = 0
 
@@ -157,6 +161,7 @@ class GradeCache:
                         timeout=timeout, covered=coverage is not None)
         entry = self._memory.get(key)
         if entry is not None:
+            self._memory.move_to_end(key)
             self.read += 1
             return rebuilt(entry, output)
         made: list[CaseGrades] = []
@@ -171,6 +176,8 @@ class GradeCache:
         if entry is None:  # made, and not to be stored
             return made[0]
         self._memory[key] = entry
+        if len(self._memory) > MEMORY_ENTRIES:
+            self._memory.popitem(last=False)
         if made:
             return rebuilt(entry, output, cached=False)
         self.read += 1

@@ -404,3 +404,15 @@ def test_alias_bench_grade_reads_a_grade_it_made(tmp_path: Path,
     assert main(["--cache", str(tmp_path / "cache"), "grade", str(reply), "--task",
                  "hour_clock"]) == 0
     assert "read from the grade cache" in capsys.readouterr().out
+
+
+def test_memory_keeps_the_latest_grades_and_the_disk_the_rest(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(grade_cache, "MEMORY_ENTRIES", 2)
+    spy = Spy()
+    cache = GradeCache(spy)
+    replies = [REPLY.replace("hr = 1", f"hr = {n}") for n in range(3)]
+    for reply in [*replies, *replies]:
+        cache.grade(stand_in(), VARIANT, reply, behavior=options(tmp_path))
+    assert spy.calls == 3 and cache.read == 3
+    assert len(cache._memory) == 2
