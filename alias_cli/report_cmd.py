@@ -22,10 +22,11 @@ from reports.stats import BOOTSTRAP_SEED, N_BOOT
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "report", help="rebuild the report (tables, stats.json, HTML) from results files",
-        description="Compute Table 1, the renaming decrease, splits and (when two runs are "
-        "marked as trained on halves A and B) Table 2 from saved records, without calling a "
-        "model or TLC. Several results files (e.g. one run per model) are combined into one "
-        "comparison. Probe files (--probe) add the memorization probes' tables (probes.md). "
+        description="Compute Table 1, the renaming decrease, the failure taxonomy, splits and "
+        "(when two runs are marked as trained on halves A and B) Table 2 from saved records, "
+        "without calling a model or TLC. Several results files (e.g. one run per model) are "
+        "combined into one comparison. Probe files (--probe) add the memorization probes' "
+        "tables (probes.md). "
         "Records of the feedback track (--alias-turns) add turns.md: pass rate, renaming gap "
         "and DiD by turn, and the cost, priced with --prices laid over the shipped table. "
         "Exit status: 0 written, 2 unreadable input or usage error.")
@@ -95,8 +96,8 @@ def run(args: argparse.Namespace) -> int:
     print((out / "table1.md").read_text(encoding="utf-8").rstrip())
     print(f"\nreport: {index}")
     turns = f", {TURNS_FILE}" if (out / TURNS_FILE).is_file() else ""
-    print(f"tables: {out}/table1.md, differences.md, table2.md, splits.md, probes.md{turns} "
-          f"(and .csv); statistics: {out / 'stats.json'}")
+    print(f"tables: {out}/table1.md, differences.md, taxonomy.md, table2.md, splits.md, "
+          f"probes.md{turns} (and .csv); statistics: {out / 'stats.json'}")
     return 0
 
 

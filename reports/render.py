@@ -4,6 +4,9 @@
 
 - ``table1.md`` / ``.csv`` — pass rates per model, grade and condition (the study's Table 1);
 - ``differences.md`` / ``.csv`` — renaming decrease with bootstrap CI, sign test and TOST;
+- ``taxonomy.md`` and ``taxonomy_parse``/``_name``/``_behavior``/``_change``/``_examples``
+  ``.csv`` — the failure taxonomy: outputs per class and stage, each class's change between
+  conditions, example cases (:mod:`reports.render_taxonomy`);
 - ``table2.md`` (/ ``.csv``) — the exposure experiment, or one line saying how to mark it;
 - ``splits.md`` and ``hidden_split``/``disagreements``/``upper_bound``/``infra``/``pass_at_k``
   ``.csv`` — hidden-name split, grades disagreeing, upper bound, infrastructure errors, pass@k;
@@ -13,6 +16,8 @@
 - ``turns.md`` and ``turn_rates``/``turn_gaps``/``turn_names``/``turn_cost`` ``.csv`` — the
   feedback track by turn and its cost, only when some record has turns
   (:mod:`reports.render_turns`); the other tables then name each arm ``MODEL [feedback LEVELS]``;
+- ``taxonomy_parse``/``_name``/``_behavior`` ``.svg`` — the taxonomy's stacked bars, as the
+  page shows them, for viewers of the Markdown files;
 - ``stats.json`` — all of the above with settings and run provenance;
 - ``index.html`` — one self-contained page with plots and a per-task drill-down.
 
@@ -42,7 +47,7 @@ from reports.render_data import (
     read_inputs,
     summary_of,
 )
-from reports.render_html import page
+from reports.render_html import page, taxonomy_svgs
 from reports.render_tables import csv_text, markdown, markdown_document
 from reports.render_turns import prices_origin
 from reports.section_table import TURNS_FILE, Sources
@@ -51,6 +56,8 @@ from reports.turn_cost import PriceTable
 from reports.turns import has_turns, load_case_turns
 
 __all__ = ["TURNS_FILE", "ExposurePair", "Report", "build_report", "write_report"]
+SVG_NS = "http://www.w3.org/2000/svg"
+"""The namespace a standalone ``.svg`` file needs (the page's inline SVG does without)."""
 
 
 def build_report(results: Sequence[Path], settings: Settings, probes: Sequence[Path] = (),
@@ -113,6 +120,13 @@ def write_report(results: list[Path], out_dir: Path, *, seed: int = BOOTSTRAP_SE
             _write(path, csv_text(found))
         else:
             path.unlink(missing_ok=True)
+    for stage, svg in taxonomy_svgs(report).items():
+        path = out_dir / f"taxonomy_{stage}.svg"
+        if svg is None:
+            path.unlink(missing_ok=True)
+        else:
+            _write(path, svg.replace("<svg ", f'<svg xmlns="{SVG_NS}" style="background:#fff" ',
+                                     1) + "\n")
     _write(out_dir / "stats.json",
            json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
     index = out_dir / "index.html"

@@ -26,10 +26,12 @@ from reports.results_file import read_lines
 from reports.schema import GRADES
 from reports.stats import LEVEL, MARGIN, condition_table, infra_counts, pass_at_k_rates
 
-REPORT_SCHEMA = 2
+REPORT_SCHEMA = 3
 """``stats.json``'s version. 2: behavior rates carry their bounds and decided share (Table 1's
 ``COND_lower``/``COND_upper``/``COND_decided_share``, the differences' ``upper_*``,
-``decided_share_a``/``_b`` and ``sign_differs``)."""
+``decided_share_a``/``_b`` and ``sign_differs``). 3: the failure taxonomy's sections
+(``taxonomy_parse``, ``taxonomy_name``, ``taxonomy_behavior``: outputs per class;
+``taxonomy_change``: each class's change between conditions; ``taxonomy_examples``)."""
 GRADE_LABELS = {"parse": "parse", "name": "correct, name", "behavior": "correct, behavior",
                 "behavior_upper": "correct, behavior (upper)"}
 PROVENANCE_KEYS = (

@@ -15,9 +15,12 @@ from reports import section_table as table
 from reports.records import condition_order
 from reports.render_data import Report, Section
 from reports.render_svg import condition_colors, decrease_plot, legend, pass_rate_plots
+from reports.render_taxonomy import stage_counts
+from reports.render_taxonomy_svg import stacked_bars
 from reports.render_turn_svg import turn_plots
 from reports.schema import GRADES
 from reports.stand_ins import stand_in_note
+from reports.taxonomy import class_of
 
 TRACE_STATES = 40
 """States shown of one counterexample; longer traces say how many were left out."""
@@ -118,7 +121,8 @@ def _part(report: Report, part: table.Part, conditions: Sequence[str]) -> list[s
     if part.title is None:
         return [*(section_html(section) for section in sections), *extra]
     return [f'<h2 id="{_e(part.key)}">{_e(part.title)}</h2>', *extra,
-            *(section_html(section, heading="h3") for section in sections)]
+            *(SECTION_HTML.get(section.key, section_html)(section, heading="h3")
+              for section in sections)]
 
 
 def _inputs(report: Report, conditions: Sequence[str]) -> list[str]:
@@ -170,12 +174,54 @@ def _tasks(report: Report, conditions: Sequence[str]) -> list[str]:
     return [_drilldown(report.cases, conditions)]
 
 
+def taxonomy_svgs(report: Report) -> dict[str, str | None]:
+    """Per stage, the taxonomy's stacked bar chart (a bar per model and condition), or None
+    when the report has no outputs per class."""
+    conditions = list(report.summary["conditions"])
+    return {stage: stacked_bars(stage, counts, conditions)
+            if (found := report.find(f"taxonomy_{stage}")) is not None
+            and (counts := stage_counts(found.records)) else None for stage in GRADES}
+
+
+def _taxonomy_plots(report: Report, conditions: Sequence[str]) -> list[str]:
+    """The stacked bar charts of :func:`taxonomy_svgs`, before the taxonomy's tables."""
+    charts = [svg for svg in taxonomy_svgs(report).values() if svg is not None]
+    if not charts:
+        return []
+    return ['<p class="muted">Every output in exactly one class per stage, read from its '
+            "record (verdicts, reason codes, the parse grade's failure class), never from a "
+            "message's text; hover a segment for its count. The tables below give the "
+            "numbers, the change of each class between conditions and example cases.</p>",
+            '<div class="plots">' + "".join(charts) + "</div>"]
+
+
 PAGE_EXTRAS: dict[str, Callable[[Report, Sequence[str]], list[str]]] = {
     "provenance": _inputs, "plots": _plots, "turns": _turn_plots, "probes": _probe_inputs,
-    "tasks": _tasks,
+    "taxonomy": _taxonomy_plots, "tasks": _tasks,
 }
 """What the page adds to a part besides its sections: after a one-section part's section,
 after a titled part's heading."""
+def _examples(section: Section, *, heading: str = "h3") -> str:
+    """The taxonomy's example cases, each linked to its task in the drill-down
+    (``#task-TASK``), what shows its class with `backticked` spans as code."""
+    parts = [f'<{heading} id="{_e(section.key)}">{_e(section.title)}</{heading}>']
+    if section.records:
+        head = "".join(f"<th>{_e(c)}</th>" for c in section.columns)
+        body = "".join(
+            f"<tr><td>{_e(r['stage'])}</td><td>{_e(class_of(str(r['stage']), str(r['class'])).label)}"
+            f"</td><td>{_e(r['model'])}</td><td><a href=\"#task-{_e(r['task'])}\"><code>"
+            f"{_e(r['id'])}</code></a></td><td>{_note(str(r['evidence']))}</td></tr>"
+            for r in section.records)
+        parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
+        parts += [f'<p class="footer">{_e(f)}</p>' for f in section.footer]
+    if section.notes:
+        parts.append('<ul class="notes">' + "".join(f"<li>{_note(n)}</li>" for n in section.notes)
+                     + "</ul>")
+    return "\n".join(parts)
+
+
+SECTION_HTML: dict[str, Callable[..., str]] = {"taxonomy_examples": _examples}
+"""Sections the page shows otherwise than as a plain table (their cases linked)."""
 
 
 # -- per-task drill-down ----------------------------------------------------------------------

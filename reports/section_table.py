@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 import pandas as pd
 
 from reports import render_probes as rp
 from reports import render_sections as rs
 from reports import render_splits as rsp
+from reports import render_taxonomy as rtx
 from reports import render_turns as rt
 from reports.probe_rows import ProbeRows
 from reports.render_data import (
@@ -32,6 +33,7 @@ from reports.render_data import (
     provenance_section,
     table1_section,
 )
+from reports.taxonomy import STAGES, taxonomy_frame
 from reports.turn_stats import ArmTurns
 from reports.turns import CaseTurns, turn_frame
 
@@ -51,6 +53,11 @@ class Sources:
     turns: Sequence[CaseTurns] | None
     """None when no record has turns."""
     prices_origin: str
+
+    @cached_property
+    def taxonomy(self) -> pd.DataFrame:
+        """Each case's class per stage (:func:`reports.taxonomy.taxonomy_frame`)."""
+        return taxonomy_frame(i.path for i in self.inputs)
 
     @cached_property
     def turn_frame(self) -> pd.DataFrame:
@@ -90,12 +97,17 @@ class SectionSpec:
     csv: bool = True
 
 
+def _stage_counts(stage: str, sources: Sources) -> Section:
+    return rtx.counts_section(sources.taxonomy, stage)
+
+
 TURNS_FILE = "turns.md"
 PARTS: tuple[Part, ...] = (
     Part("provenance", "Provenance"),
     Part("table1", "Table 1", markdown="table1.md"),
     Part("plots", "Plots"),
     Part("differences", "Decrease", markdown="differences.md"),
+    Part("taxonomy", "Taxonomy", rtx.TAXONOMY_TITLE, "taxonomy.md"),
     Part("table2", "Table 2", markdown="table2.md"),
     Part("turns", "Turns", rt.TURNS_TITLE, TURNS_FILE, when=lambda s: s.turns is not None),
     Part("splits", "Splits", "Splits", "splits.md"),
@@ -110,6 +122,12 @@ SECTIONS: tuple[SectionSpec, ...] = (
     SectionSpec("table1", TABLE1_TITLE, lambda s: table1_section(s.frame), "table1"),
     SectionSpec("differences", rs.DIFFERENCES_TITLE,
                 lambda s: rs.differences_section(s.frame, s.settings), "differences"),
+    *(SectionSpec(f"taxonomy_{stage}", rtx.stage_title(stage), partial(_stage_counts, stage),
+                  "taxonomy") for stage in STAGES),
+    SectionSpec("taxonomy_change", rtx.CHANGE_TITLE,
+                lambda s: rtx.change_section(s.taxonomy, s.settings), "taxonomy"),
+    SectionSpec("taxonomy_examples", rtx.EXAMPLES_TITLE,
+                lambda s: rtx.examples_section(s.taxonomy), "taxonomy"),
     SectionSpec("table2", rs.TABLE2_TITLE,
                 lambda s: rs.exposure_section(s.frame, s.pairs, s.pair_notes, s.settings,
                                               s.cases, s.probe_rows.of("likelihood")), "table2"),

@@ -44,7 +44,27 @@ def summary_lines(records: list[dict[str, Any]]) -> list[str]:
         cells.append(f"{100 * (passed + undecided) / len(rows):9.1f}%")
         cells.append(f"{100 * (graded - undecided) / graded:9.1f}%" if graded else f"{'–':>10}")
         lines.append(f"{cond:<12}" + "".join(cells) + f"   {len(rows):>5}")
-    return lines + turn_lines(cases)
+    return lines + taxonomy_lines(cases) + turn_lines(cases)
+
+
+def taxonomy_lines(cases: list[dict[str, Any]]) -> list[str]:
+    """Per condition and stage, the outputs in each class of the failure taxonomy (the classes
+    some output is in, in display order): :mod:`reports.taxonomy`."""
+    from reports.taxonomy import CLASSES, STAGES, classify
+
+    counts: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for case in cases:
+        placed = classify(case, infra=case.get("infra_error") is not None,
+                          cheat=bool(case.get("cheats")))
+        for stage in STAGES:
+            counts[(str(case["condition"]), stage)][placed[stage].key] += 1
+    lines = ["failure classes (docs/failure-taxonomy.md):"] if counts else []
+    for cond in sorted({c for c, _ in counts}, key=lambda c: (c != "original", c)):
+        for stage in STAGES:
+            found = counts[(cond, stage)]
+            lines.append(f"  {cond:<10} {stage:<9} " + ", ".join(
+                f"{c.key}={found[c.key]}" for c in CLASSES[stage] if found.get(c.key)))
+    return lines
 
 
 def _counts(record: dict[str, Any]) -> bool:

@@ -200,7 +200,14 @@ def _behavior_row(grade: Any) -> dict[str, Any]:
             "mapping_class_reason": _cut(details.get("mapping_class_reason")) or None,
             "mapping": details.get("mapping"), "mapping_tla": details.get("mapping_tla"),
             "seconds": round(grade.seconds, 2), "tlc_runs": details.get("tlc_runs"),
-            "fallback": _cut(details.get("fallback")) or None}
+            "fallback": _cut(details.get("fallback")) or None,
+            "table_candidates": details.get("table_candidates"),
+            "table_rows": details.get("table_rows"), "output_states": details.get("output_states")}
+
+
+#: the name grade's fields a row keeps, for the failure taxonomy (what is missing, hidden or
+#: not, whether TLC found no initial state, what was violated)
+NAME_FIELDS = ("missing_names", "missing_hidden", "vacuous", "violated")
 
 
 def grade_one(harness: Harness, refs: References, coverage: Coverage, out: Output, engine: str,
@@ -228,7 +235,9 @@ def grade_one(harness: Harness, refs: References, coverage: Coverage, out: Outpu
                                   timeout=args.timeout,
                                   grades=("parse", "name", "behavior") if runs else ())
             row.update(parse=graded.parse.verdict, name=graded.name.verdict,
-                       name_reason=_cut(graded.name.reason))
+                       name_reason=_cut(graded.name.reason),
+                       name_details={k: graded.name.details.get(k) for k in NAME_FIELDS},
+                       parse_class=graded.parse.details.get("failure_class"))
             if runs:
                 row.update(_behavior_row(graded.behavior))
             else:

@@ -28,7 +28,9 @@ from tlc_harness.source.identifiers import analyze_module
 from tlc_harness.source.tokens import blank_comments
 
 HERE = Path(__file__).resolve().parent
-NOBODY = Reference("None", {}, ModelConfig())
+#: a task whose cfg names `SPECIFICATION Spec`, as the prompt asks (the grade reads the formula
+#: the cfg names; a cfg without one would keep a `Spec` only where it is `Init` and `Next`)
+NOBODY = Reference("None", {}, ModelConfig(specification="Spec"))
 
 
 def _output_subscripts(text: str) -> tuple[str, Subscripts] | None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from alias_fixtures.grading.extract import extract_module, forbidden_imports
+from alias_fixtures.grading.parse_failures import classify_parse_failure
 from alias_fixtures.grading.reference_cache import ReferenceStore
 from alias_fixtures.tasks.consistency import unwritten_names
 from alias_fixtures.tasks.descriptions import hidden_names
@@ -165,8 +166,10 @@ def grade_output(harness: Harness, variant: Variant, reply: str, *,
     parsed = harness.parse(spec)
     if not parsed.ok:
         verdict = Verdict.INFRA_ERROR.value if parsed.infra_error else "parse_error"
+        failure = None if parsed.infra_error else classify_parse_failure(spec.files, name)
         parse = Grade(verdict, False, parsed.seconds, "; ".join(parsed.errors[:3]),
-                      {"errors": list(parsed.errors)})
+                      {"errors": list(parsed.errors), **({"failure_class": failure.kind,
+                       "failure_evidence": failure.evidence} if failure else {})})
         skipped = _skipped(verdict, "not run: the output does not parse")
         return CaseGrades(parse, skipped, skipped, name, notes)
     parse = Grade("ok", True, parsed.seconds)

@@ -154,7 +154,7 @@ def test_html_is_self_contained(report_dir: Path) -> None:
     assert not re.search(r"https?://", html)
     for tag in ("<script", "<link", "<iframe", "@import", "url("):
         assert tag not in html
-    assert html.count("<svg") == 2  # pass rates (one model) and the decrease plot
+    assert html.count("<svg") == 5  # pass rates (one model), the decrease, 3 taxonomy bars
 
 
 def test_html_has_every_section_and_task(report_dir: Path) -> None:

@@ -146,7 +146,7 @@ def test_every_plot_label_is_readable_whole(tmp_path: Path) -> None:
     assert "demo [feedback parse,tlc,names] · parse · original − random" in html
     result = measure(index, tmp_path)
     assert result["width"] == WIDTH
-    assert result["svgs"] == 6 and result["texts"] > 80  # every plot was there to measure
+    assert result["svgs"] == 9 and result["texts"] > 80  # every plot was there to measure
     assert result["found"] == [], problems(result["found"])
 
 

@@ -91,7 +91,7 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
     ref, system = system_model(ref)
     try:
         job = Job(harness, ref, out_files, out_main, options, deadline)
-        result = _decided(job)
+        result = _decided(job, start)
         withdrawn: dict[str, str] = {}
         while result.verdict.decided and opaque_tokens(result):
             # a constant taken as a symbol stands for every value only where it meets
@@ -109,7 +109,7 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
                 break
             withdrawn.update(mixed)
             job = replace(job, not_symbols=frozenset(withdrawn))
-            result = _decided(job)
+            result = _decided(job, start)
         if withdrawn:
             result = replace(result, details={**result.details, "not_symbols": withdrawn})
     except (RenameError, SpecInputError) as exc:
@@ -120,10 +120,10 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
         if system else result
 
 
-def _decided(job: Job) -> BehaviorResult:
+def _decided(job: Job, start: float) -> BehaviorResult:
     """The policy's verdict with the rules an `ok` must pass, classified, or else what a
     check that needs no mapping decides."""
-    result = run_policy(job)
+    result = spec_unread(job, start) or run_policy(job)
     for rule in (justify_ok, require_liveness_checked):  # what an `ok` must also show
         result = rule(result, job.ref, job.staged)
     result = classify(result)  # every decided verdict has a class, or is not decided
@@ -139,6 +139,20 @@ def _decided(job: Job) -> BehaviorResult:
                 break
         result = add_stage_seconds(result, clock.seconds)
     return result
+
+
+def spec_unread(job: Job, start: float) -> BehaviorResult | None:
+    """`undecided` for an output whose formula the cfg names has no Init and Next the grader
+    can read (`Staged.spec_unread`): the stages that need them would otherwise have none, or
+    (before) operators named `Init` and `Next` that need not be the formula's."""
+    staged = job.staged
+    if not staged.spec_unread:
+        return None
+    return BehaviorResult(BehaviorVerdict.UNDECIDED, None, f"the output's {staged.out_spec} "
+                          f"(the formula the cfg names) has no initial predicate and next-state "
+                          f"action the grader can read (`I /\\ [][N]_v /\\ ...`, through "
+                          f"definitions)", time.monotonic() - start,
+                          engine=job.options.engine, code=Reason.SPEC_UNREAD)
 
 
 def run_policy(job: Job) -> BehaviorResult:

@@ -25,6 +25,8 @@ class MappingBasis(enum.StrEnum):
     ANY_MAPPING = "any_mapping"            #: a failure under every state mapping there is
     NAMED_BIJECTIONS = "named_bijections"  #: under every mapping of the complete named class
     NAMED_FUNCTIONS = "named_functions"    #: the same, where the class merges some values
+    #: under every renaming of each sort's atoms: every natural mapping, not every mapping
+    NAMED_RENAMINGS = "named_renamings"
     OWN_RUN = "own_run"                    #: the output's own run fails: no mapping involved
 
 
@@ -34,6 +36,7 @@ class MappingClass(enum.StrEnum):
     ANY_MAPPING = "any_mapping"            #: every state mapping (`graph_engine.any_mapping`)
     NAMED_BIJECTIONS = "named_bijections"  #: `graph_engine.completeness.named_class`
     NAMED_FUNCTIONS = "named_functions"    #: the same, every function onto values merged
+    NAMED_RENAMINGS = "named_renamings"    #: `graph_engine.renamings.renaming_class`
     INCOMPLETE = "incomplete"
 
 

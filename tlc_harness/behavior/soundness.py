@@ -104,8 +104,9 @@ def classify(result: BehaviorResult) -> BehaviorResult:
                        reason=f"{result.verdict} under the mappings tried, which are not shown "
                        f"to hold every mapping that could work ({facts.mapping_class_reason}): "
                        f"{result.reason}")
-    basis = (MappingBasis.NAMED_FUNCTIONS if facts.mapping_class is MappingClass.NAMED_FUNCTIONS
-             else MappingBasis.NAMED_BIJECTIONS)
+    basis = {MappingClass.NAMED_FUNCTIONS: MappingBasis.NAMED_FUNCTIONS,
+             MappingClass.NAMED_RENAMINGS: MappingBasis.NAMED_RENAMINGS}.get(
+                 facts.mapping_class, MappingBasis.NAMED_BIJECTIONS)
     return _classed(result, constants_class, basis)
 
 

@@ -15,8 +15,9 @@ from typing import Any
 
 from tlc_harness.behavior.search import SpecShape, spec_shape
 from tlc_harness.behavior.verdicts import Reason
+from tlc_harness.source.behavior_parts import spec_expressions, spec_parts
 from tlc_harness.source.cfg import ModelConfig
-from tlc_harness.source.formulas import infinite_sets, spec_expressions
+from tlc_harness.source.formulas import infinite_sets, top_definitions
 from tlc_harness.source.identifiers import analyze_task
 from tlc_harness.source.rename import RenameError, rename_module_names
 from tlc_harness.source.stdlib import TLA_KEYWORDS, standard_names
@@ -55,6 +56,13 @@ class Staged:
     out_next: str | None = "Next"
     out_spec: str | None = None
     module_table: dict[str, str] = field(default_factory=dict)  # output module -> staged name
+
+    @property
+    def spec_unread(self) -> bool:
+        """Whether the output's specification formula has no initial predicate and next-state
+        action the grader can read (then `out_init`, `out_next` are None: never operators
+        found by their usual names, which need not be the formula's)."""
+        return self.out_spec is not None and (self.out_init is None or self.out_next is None)
 
     def infinite_sets(self) -> frozenset[str]:
         """The infinite standard sets (`Nat`, `Int`, `Seq`, ...) the output's specification,
@@ -260,9 +268,12 @@ def same_place(ref: Reference, out_files: Mapping[str, str], name: str | None) -
 
 
 def _top_definitions(files: Mapping[str, str]) -> list[tuple[str, int]]:
-    """Each module's top-level definitions in order, with their numbers of parameters."""
+    """Each module's top-level definitions in order, with their numbers of parameters; the
+    entry points a scratch copy adds (`stage_output`) are not the output's and are left out,
+    so a renamed copy still lines up with R."""
     return [(m.group(1), len(m.group(2).split(",")) if m.group(2) else 0)
-            for text in files.values() for m in TOP_DEFINITION.finditer(text)]
+            for text in files.values() for m in TOP_DEFINITION.finditer(text)
+            if not _ADDED_ENTRY.fullmatch(m.group(1))]
 
 
 def entry_points(out_shape: SpecShape, out_files: Mapping[str, str], ref: Reference
@@ -272,7 +283,10 @@ def entry_points(out_shape: SpecShape, out_files: Mapping[str, str], ref: Refere
     The prompt asks for `Init`, `Next`, `Spec`; a module that names them otherwise (as many
     published references do) is read through the reference cfg's names, through the definition
     at the same place as R's (a renamed copy), or through a `Spec`-shaped formula
-    (`Name == I /\\ [][N]_v ...`).
+    (`Name == I /\\ [][N]_v ...`). Every stage reads the behavior the cfg names: under
+    SPECIFICATION, the output's formula's own parts (`spec_parts`; None, None where they are
+    expressions or unread: see `stage_output`), never operators by their usual names; under
+    INIT and NEXT, a formula only where it is those two.
     """
     defs = out_shape.definitions
     text = "\n".join(out_files.values())
@@ -283,22 +297,42 @@ def entry_points(out_shape: SpecShape, out_files: Mapping[str, str], ref: Refere
         if name and name in defs:
             spec = name
             break
+    if spec and ref.cfg.specification:
+        return (*(formula_entry(out_files, spec) or (None, None)), spec)
     if ref.cfg.init in defs and ref.cfg.next in defs:
-        return ref.cfg.init, ref.cfg.next, spec
+        return ref.cfg.init, ref.cfg.next, _same_behavior(out_files, spec, ref.cfg.init,
+                                                          ref.cfg.next)
     if {"Init", "Next"} <= defs:
-        return "Init", "Next", spec
+        return "Init", "Next", _same_behavior(out_files, spec, "Init", "Next")
     init, nxt = same_place(ref, out_files, ref.cfg.init), same_place(ref, out_files, ref.cfg.next)
     if init in defs and nxt in defs:
-        return init, nxt, spec
+        return init, nxt, _same_behavior(out_files, spec, init, nxt)
     parts = formula_parts(text, spec) if spec else None
     if parts is None:  # any Spec-shaped formula, e.g. a renamed copy's `TQ == Xini /\ [][Xnxt]_v`
         hit = re.search(r"^(\w+)\s*==\s*(?:/\\\s*)?\w+\s*/\\\s*\[\]\[\s*\w+\s*\]_", text, re.M)
-        if hit:
-            spec = spec or hit.group(1)
-            parts = formula_parts(text, hit.group(1))
+        if hit:  # then the formula graded is that one, whose parts these are
+            spec = hit.group(1)
+            parts = formula_parts(text, spec)
     if parts:
         return parts[0], parts[1], spec
-    return ("Init" if "Init" in defs else None, "Next" if "Next" in defs else None, spec)
+    init, nxt = ("Init" if "Init" in defs else None), ("Next" if "Next" in defs else None)
+    return init, nxt, _same_behavior(out_files, spec, init, nxt)
+
+
+def _same_behavior(out_files: Mapping[str, str], spec: str | None, init: str | None,
+                   nxt: str | None) -> str | None:
+    """`spec` where its parts are `init` and `nxt` (under a cfg's INIT and NEXT, a formula
+    of another behavior is not the one graded), else None."""
+    return spec if spec and formula_entry(out_files, spec) == (init, nxt) else None
+
+
+def formula_entry(files: Mapping[str, str], spec: str) -> tuple[str, str] | None:
+    """(Init, Next) of the formula `spec` as `spec_parts` reads it; where tree-sitter loses
+    the definition itself (a module it reads only in part), as `formula_parts` reads its
+    text: either way the formula's own parts, never operators by their usual names."""
+    if spec in top_definitions(files):
+        return spec_parts(files, spec)
+    return formula_parts("\n".join(files.values()), spec)
 
 
 def stage_output(files: Mapping[str, str], main: str, ref: Reference) -> Staged:
@@ -339,6 +373,7 @@ def stage_output(files: Mapping[str, str], main: str, ref: Reference) -> Staged:
 #: the names the scratch copy gives the parts of a specification formula written as
 #: expressions (`stage_output`)
 ENTRY_INIT, ENTRY_NEXT = "AliasEntryInit", "AliasEntryNext"
+_ADDED_ENTRY = re.compile(rf"{ENTRY_INIT}(?:_\d+)?|{ENTRY_NEXT}")
 
 
 

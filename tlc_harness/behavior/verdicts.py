@@ -95,6 +95,7 @@ class Reason(enum.StrEnum):
     OVERRIDE_NOT_CARRIED = "override_not_carried"
     UNREADABLE_OUTPUT = "unreadable_output"
     UNSTAGEABLE_OUTPUT = "unstageable_output"
+    SPEC_UNREAD = "spec_unread"
     SUBSCRIPT_INCOMPLETE = "subscript_incomplete"
     VALUE_BY_TRYING = "value_by_trying"
     VALUE_GUESSED = "value_guessed"
@@ -169,6 +170,8 @@ _REASONS: dict[Reason, tuple[BehaviorVerdict, str]] = {
     Reason.OVERRIDE_NOT_CARRIED: (_V.UNDECIDED, "R's cfg defines values the output's run lacks"),
     Reason.UNREADABLE_OUTPUT: (_V.UNDECIDED, "tree-sitter cannot read the output"),
     Reason.UNSTAGEABLE_OUTPUT: (_V.UNDECIDED, "the output cannot be staged for TLC"),
+    Reason.SPEC_UNREAD: (_V.UNDECIDED, "the output's formula the cfg names has no initial "
+                         "predicate and next-state action the grader can read"),
     Reason.SUBSCRIPT_INCOMPLETE: (_V.UNDECIDED,
                                   "an `ok` whose output's subscript leaves a variable out"),
     Reason.VALUE_BY_TRYING: (_V.UNDECIDED,

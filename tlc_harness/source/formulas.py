@@ -88,20 +88,7 @@ def temporal_conjuncts(files: Mapping[str, str], spec: str) -> TemporalParts:
     memo: dict[str, bool] = {}
 
     def temporal(node: Node, src: bytes) -> bool:
-        todo = [node]
-        while todo:
-            n = todo.pop()
-            if n.type in _TEMPORAL:
-                return True
-            if n.type == "identifier_ref":
-                name = _text(src, n)
-                if name in defs and name not in memo and len(memo) < MAX_DEFINITIONS:
-                    memo[name] = False  # a recursive definition is not temporal by itself
-                    memo[name] = temporal(defs[name][0], defs[name][1])
-                if memo.get(name):
-                    return True
-            todo.extend(n.children)
-        return False
+        return is_temporal(node, src, defs, memo)
 
     found: list[Conjunct] = []
     problems: list[str] = []
@@ -119,7 +106,7 @@ def temporal_conjuncts(files: Mapping[str, str], spec: str) -> TemporalParts:
                 elif temporal(defs[name][0], defs[name][1]):
                     collect(defs[name][0], defs[name][1])
             elif temporal(node, src):
-                if _has_box_of_action(node):
+                if has_box_of_action(node):
                     problems.append(f"a box of an action below another operator: "
                                     f"{_text(src, node)[:80]!r}")
                 else:
@@ -130,6 +117,26 @@ def temporal_conjuncts(files: Mapping[str, str], spec: str) -> TemporalParts:
     if problems:
         return TemporalParts(unreadable="; ".join(problems))
     return TemporalParts(tuple(found))
+
+
+def is_temporal(node: Node, src: bytes, defs: Mapping[str, tuple[Node, bytes, int]],
+                memo: dict[str, bool]) -> bool:
+    """Whether `node` holds a temporal operator, itself or in a definition it uses (`defs`:
+    `top_definitions`; `memo`: what is known of definitions, shared between calls)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if n.type in _TEMPORAL:
+            return True
+        if n.type == "identifier_ref":
+            name = _text(src, n)
+            if name in defs and name not in memo and len(memo) < MAX_DEFINITIONS:
+                memo[name] = False  # a recursive definition is not temporal by itself
+                memo[name] = is_temporal(defs[name][0], defs[name][1], defs, memo)
+            if memo.get(name):
+                return True
+        todo.extend(n.children)
+    return False
 
 
 def conjunction_items(node: Node) -> Iterator[Node]:
@@ -149,35 +156,6 @@ def conjunction_items(node: Node) -> Iterator[Node]:
         yield node
 
 
-def spec_expressions(files: Mapping[str, str], spec: str
-                     ) -> tuple[tuple[str, ...], str] | None:
-    """(initial predicate's conjuncts, next-state action) of `spec == I /\\ [][N]_v /\\ F`,
-    whatever I and N are (`Init(s)`, `x \\in 1..5`, `A \\/ B`): the conjuncts before the
-    one box of action, and its action, each as text that starts on a new line at its own
-    column (so a bulleted list inside keeps its layout); the conjuncts after it (fairness,
-    temporal formulas) are left to the readers of temporal parts. None where the formula has
-    not that shape."""
-    defs = top_definitions(files)
-    if spec not in defs or defs[spec][2]:
-        return None
-    body, src, _ = defs[spec]
-    items = list(conjunction_items(body))
-    boxes = [i for i, item in enumerate(items) if is_box_of_action(item)]
-    if len(boxes) != 1 or boxes[0] == 0:
-        return None
-    init = items[:boxes[0]]
-    if any(re.search(r"\[\]|<>|~>|\b[WS]F_", _text(src, item)) for item in init):
-        return None
-    rhs = items[boxes[0]].child_by_field_name("rhs")
-    action = [c for c in rhs.children if c.is_named][:1] if rhs is not None else []
-    if not action:
-        return None
-
-    def placed(node: Node) -> str:
-        return "\n" + " " * node.start_point[1] + _text(src, node)
-    return tuple(placed(item) for item in init), placed(action[0])
-
-
 def is_box_of_action(node: Node) -> bool:
     """Whether `node` is `[][A]_v`."""
     return node.type == "bound_prefix_op" and getattr(
@@ -185,11 +163,17 @@ def is_box_of_action(node: Node) -> bool:
         node.child_by_field_name("rhs"), "type", "") == "step_expr_or_stutter"
 
 
-def _has_box_of_action(node: Node) -> bool:
+def has_box_of_action(node: Node) -> bool:
+    """Whether `node` holds a `[A]_v` anywhere below it."""
+    return holds(node, "step_expr_or_stutter")
+
+
+def holds(node: Node, node_type: str) -> bool:
+    """Whether `node` or a node below it is of `node_type`."""
     todo = [node]
     while todo:
         n = todo.pop()
-        if n.type == "step_expr_or_stutter":
+        if n.type == node_type:
             return True
         todo.extend(n.children)
     return False

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from alias_fixtures.tasks.task import builtin_tasks_dir
+from reports.render import write_report
 from reports.schema import CaseRecord, undeclared
 from reports.stand_ins import stand_in
 
@@ -148,6 +149,14 @@ def test_demo_model_shows_the_grading_artefact(pytester: pytest.Pytester, tasks:
     cases = [r for r in records(pytester.path / "out") if r["kind"] == "case"]
     assert len(cases) == 20
     assert (pytester.path / "out" / "report" / "index.html").is_file()
+    # `alias-bench report` writes the same report from the run's records, failure taxonomy
+    # with its change between conditions included
+    again = pytester.path / "again"
+    write_report([pytester.path / "out" / "results.jsonl"], again)
+    for path in (pytester.path / "out" / "report").iterdir():
+        assert (again / path.name).read_bytes() == path.read_bytes(), path.name
+    taxonomy = (again / "taxonomy.md").read_text(encoding="utf-8")
+    assert "| demo | name | passed | original → random |" in taxonomy
 
     def rate(condition: str, grade: str) -> float:
         rows = [r for r in cases if r["condition"] == condition]

@@ -8,8 +8,8 @@ from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.staging import ENTRY_INIT, ENTRY_NEXT, Reference, stage_output
 from tlc_harness.behavior.verdicts import BehaviorVerdict
+from tlc_harness.source.behavior_parts import spec_expressions
 from tlc_harness.source.cfg import ModelConfig
-from tlc_harness.source.formulas import spec_expressions
 from tlc_harness.tools.runner import Harness
 
 EXPR = """---- MODULE Expr ----

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from tlc_harness.behavior.deadlock import DETAIL as DEADLOCK_DETAIL
 from tlc_harness.behavior.deadlock import checks_deadlock, reference_deadlocks, without_deadlock
+from tlc_harness.behavior.graph_engine.completeness import MAX_HOLDERS
 from tlc_harness.behavior.graph_engine.confirm import Confirmation, confirm
 from tlc_harness.behavior.graph_engine.describe import substitutions
 from tlc_harness.behavior.graph_engine.late_checks import LateChecks
@@ -26,8 +27,12 @@ from tlc_harness.behavior.verdicts import FAILURES, BehaviorResult, BehaviorVerd
 from tlc_harness.behavior.wrapper_modules import check_label
 from tlc_harness.tools.results import Verdict
 
-#: candidates confirmed by TLC per failure whose class is incomplete
-MAX_TABLE_TRIES = 2
+#: candidates confirmed by TLC per failure whose class is incomplete: every member of the
+#: named class that the graphs cannot refute, and the graphs' own state mapping
+MAX_TABLE_TRIES = MAX_HOLDERS + 1
+#: what TLC's forward run finds that refutes a candidate (not a limit, not the wrapper's own
+#: trouble: a violation of the reference's invariants, properties or freedom from deadlock)
+_REFUTED = frozenset({Verdict.INVARIANT_VIOLATED, Verdict.PROPERTY_VIOLATED, Verdict.DEADLOCK})
 
 
 class TableCandidates(LateChecks):
@@ -60,11 +65,14 @@ class TableCandidates(LateChecks):
         else those `with_class` found for this failure); only a failure whose class is not
         complete is tried."""
         pending = images if images is not None else self.class_candidates
-        self.class_candidates = []
+        rest = self.class_rest if images is None else None
+        self.class_candidates, self.class_rest = [], None
         if failed.verdict in FAILURES and failed.details.get("mapping_class") != "incomplete":
             return failed
         tried: list[str] = []
+        refuted: set[tuple[int, ...]] = set()
         seen = {tuple(found)} if found else set()
+        rows = 0
         for source, image in pending:
             if len(tried) >= MAX_TABLE_TRIES:
                 break
@@ -76,6 +84,7 @@ class TableCandidates(LateChecks):
                 continue
             cand = Candidate(inferred.variables, const_map, tuple(inferred.definitions),
                              labels=False, model_values=tuple(inferred.model_values))
+            rows += len(out_graph)
             confirmed, _ = self.confirmed(self.job.ref, staged, cand, values)
             check = confirmed.check
             if check.verdict is Verdict.OK and not check.vacuous:
@@ -89,8 +98,18 @@ class TableCandidates(LateChecks):
                             **live, "mapping_source": source,
                             "mapping_tla": substitutions(cand, ref_constants)})
                 tried.append(f"{source}: {live.verdict} ({live.code})")
+                if live.verdict in FAILURES:
+                    refuted.add(image)
             else:
                 tried.append(f"{source}: {check_label(check)}")
+                if check.verdict in _REFUTED:
+                    refuted.add(image)
         if not tried:
             return failed
-        return replace(failed, details={**failed.details, "table_candidates": tried})
+        details = {**failed.details, "table_candidates": tried, "table_rows": rows}
+        if rest is not None and set(rest.holders) <= refuted:
+            # every member the graphs could not refute, TLC does: the named class is decided
+            details.update(mapping_class=rest.kind, mapping_class_reason=(
+                f"{rest.why}, each of which TLC refutes (the reference's fairness and "
+                f"properties forward, the output's liveness in reverse)"))
+        return replace(failed, details=details)

@@ -48,6 +48,9 @@ MAX_MEMBERS = 5_000     # forward only: combinations of bijections checked
 MAX_WORK = 3_000_000    # output states imaged in all
 MAX_NODES = 200_000     # partial assignments of the colour-keeping search
 MAX_PAIRS = 5_000_000   # pairs of images compared for the variables the output does not name
+#: members that hold both ways on the graphs (graphs carry no fairness) which the class may
+#: leave to TLC: past this many it is not complete
+MAX_HOLDERS = 4
 
 
 @dataclass(frozen=True)
@@ -58,8 +61,16 @@ class ClassCheck:
     why: str
     members: int = 0
     kind: str = "named_bijections"  #: or `named_functions`, where some values merge
-    #: the image of a member that holds both ways on the graphs (a candidate for TLC), if any
-    holds: tuple[int, ...] = ()
+    #: the images of members that hold both ways on the graphs (candidates for TLC)
+    holders: tuple[tuple[int, ...], ...] = ()
+    #: whether `holders` are every member that does not fail on the graphs: the class is
+    #: then decided by TLC, refuting each of them (`candidates.TableCandidates.or_table`)
+    rest_for_tlc: bool = False
+
+    @property
+    def holds(self) -> tuple[int, ...]:
+        """The image of the first member that holds both ways on the graphs, if any."""
+        return self.holders[0] if self.holders else ()
 
     def facts(self) -> dict[str, object]:
         """The record's facts: `mapping_class` (`named_bijections`, `named_functions` or
@@ -183,8 +194,9 @@ def _search(out: StateGraph, ref: StateGraph,
     for partial in candidates:
         for extra in itertools.product(*onto):
             if partial is None or (checked + 1) * len(out.states) > MAX_WORK:
-                return ClassCheck(False, f"{budget_text}: more than the check's budget",
-                                  members)
+                why = f"{budget_text}: more than the check's budget"
+                return ClassCheck(False, f"{member}{HOLDS_BOTH_WAYS}, and {why}" if holders
+                                  else why, members, holders=tuple(tuple(h) for h in holders))
             tables = _aligned(len(columns), bij, partial, list(merged), list(extra))
             named = [tuple(t.get(v, v) for t, v in zip(tables, key, strict=True))
                      for key in keys]
@@ -197,16 +209,25 @@ def _search(out: StateGraph, ref: StateGraph,
                                         deadlock=deadlock, reverse_budget=reverse_budget,
                                         member=member, holders=holders)
             else:
-                verdict = _member(out, ref, image, edges, found=found, deadlock=deadlock,
+                verdict = member_fails(out, ref, image, edges, found=found, deadlock=deadlock,
                                   reverse_budget=reverse_budget, member=member, holders=holders)
-            if verdict is not None:
-                return ClassCheck(False, f"{shape}: {verdict}" if merged else verdict, members,
-                                  holds=tuple(holders[0]) if holders else ())
+            if verdict is None:
+                continue
+            if verdict.endswith(HOLDS_BOTH_WAYS) and len(holders) <= MAX_HOLDERS:
+                continue  # the graphs cannot refute it; TLC may, with fairness (see below)
+            return ClassCheck(False, f"{shape}: {verdict}" if merged else verdict, members,
+                              holders=tuple(tuple(h) for h in holders[:MAX_HOLDERS]))
     others = (f"; {', '.join(nameless)}, which the output names nowhere, as any function of "
               f"its state" if nameless else "")
+    tried = (f"({checked} keep how states and steps hold the values and were checked; the "
+             f"others cannot pass)")
+    if holders:  # the class's survivors, each a candidate TLC confirms or refutes
+        held = "one that holds" if len(holders) == 1 else f"{len(holders)} that hold"
+        return ClassCheck(False, f"of the {members} {noun}, every one fails on the graphs"
+                          f"{others} but {held} both ways there {tried}", members,
+                          kind, holders=tuple(tuple(h) for h in holders), rest_for_tlc=True)
     return ClassCheck(True, f"each of the {members} {noun} fails on the graphs{others} "
-                      f"({checked} keep how states and steps hold the values and were "
-                      f"checked; the others cannot pass)", members, kind)
+                      f"{tried}", members, kind)
 
 
 def _aligned(width: int, bij: list[int], partial: list[merges.Table], at: list[int],
@@ -221,6 +242,7 @@ def _aligned(width: int, bij: list[int], partial: list[merges.Table], at: list[i
 
 
 BIJECTION = "a bijection of the named variables' values"
+HOLDS_BOTH_WAYS = " holds both ways"
 FUNCTION = "a function of the named variables' values onto the reference's"
 
 
@@ -239,14 +261,14 @@ def _with_unnamed(out: StateGraph, ref: StateGraph, named: list[tuple[Value, ...
     if status == unnamed.BUDGET:
         return "the choices for the variables the output does not name are over the budget"
     if all(len(o) == 1 for o in options):  # the member's one mapping
-        return _member(out, ref, [next(iter(o)) for o in options], edges, found=found,
+        return member_fails(out, ref, [next(iter(o)) for o in options], edges, found=found,
                        deadlock=deadlock, reverse_budget=reverse_budget, member=member,
                        holders=holders)
     return (f"under {member}, the variables the output does not name may be read in more "
             f"than one way")
 
 
-def _member(out: StateGraph, ref: StateGraph, image: list[int], edges: set[tuple[int, int]],
+def member_fails(out: StateGraph, ref: StateGraph, image: list[int], edges: set[tuple[int, int]],
             *, found: list[int] | None, deadlock: bool, reverse_budget: int,
             forward_only: bool = False, member: str = BIJECTION,
             holders: list[list[int]] | None = None) -> str | None:
@@ -265,7 +287,7 @@ def _member(out: StateGraph, ref: StateGraph, image: list[int], edges: set[tuple
     if rev.ok:
         if holders is not None:
             holders.append(image)
-        return f"{member} holds both ways"
+        return f"{member}{HOLDS_BOTH_WAYS}"
     return None
 
 
@@ -289,7 +311,7 @@ def _every_bijection(out: StateGraph, ref: StateGraph,
         keys = zip(*([table.get(v, v) for v in g_col]
                      for (g_col, _, _), table in zip(columns, tables, strict=True)), strict=True)
         image = [index.get(key, -1) for key in keys]
-        verdict = _member(out, ref, image, edges, found=found, deadlock=deadlock,
+        verdict = member_fails(out, ref, image, edges, found=found, deadlock=deadlock,
                           reverse_budget=0, forward_only=True)
         if verdict is not None:
             return ClassCheck(False, verdict, members)

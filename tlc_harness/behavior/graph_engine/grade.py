@@ -47,6 +47,7 @@ from tlc_harness.behavior.graph_engine.output_graph import (
     output_model,
     uncarried_overrides,
 )
+from tlc_harness.behavior.graph_engine.search_state import GUARD_SECONDS, Work
 from tlc_harness.behavior.graph_engine.value_sweeps import (
     ValueSweeps,
     exhaustive,
@@ -305,12 +306,13 @@ class GraphGrade(ValueSweeps, TableCandidates):
         # confirming run, not the graphs, checks deadlock then
         deadlock = checks_deadlock(ref) and not bounded
         with self.timed("inference"):
-            inferred = infer(out_graph, ref_graph, deadlock=deadlock,
-                             seconds=self.job.deadline.limit(max(10.0, options.timeout or 300)))
+            work = Work(guard_seconds=self.job.deadline.limit(GUARD_SECONDS))
+            inferred = infer(out_graph, ref_graph, deadlock=deadlock, work=work)
             # a search the deadline stopped may have stopped at a first failure: none stands
             self.job.deadline.check()
         self.facts["inference_seconds"] = round(time.monotonic() - t0, 3)
         self.facts["mappings_checked"] = inferred.tried
+        self.facts["search_steps"] = work.steps
         # both graphs whole: the class of every state mapping is decided on them
         exact = whole and not bounded
         if whole and inferred.verdict in (BehaviorVerdict.NO_MAPPING, BehaviorVerdict.UNDECIDED):
@@ -330,7 +332,7 @@ class GraphGrade(ValueSweeps, TableCandidates):
                 if anything.outcome is Outcome.CANDIDATE:
                     # the grammar has no expression for it; TLC confirms it as a table
                     found_ok = self.or_table(self.result(inferred.verdict, inferred.reason,
-                                                         _INFERRED[inferred.verdict]),
+                                                         inferred.code or _INFERRED[inferred.verdict]),
                                              out_graph, ref_graph, staged, values, const_map,
                                              deadlock=deadlock, images=[(
                                                  f"the graphs' {anything.kind}",
@@ -367,7 +369,7 @@ class GraphGrade(ValueSweeps, TableCandidates):
         failed = None
         if inferred.verdict != BehaviorVerdict.OK:
             failed = self.with_class(self.result(
-                inferred.verdict, inferred.reason, _INFERRED[inferred.verdict],
+                inferred.verdict, inferred.reason, inferred.code or _INFERRED[inferred.verdict],
                 trace=trace(inferred, out_graph, ref_graph),
                 details=counterexample_details(inferred, out_graph, ref_graph)),
                 out_graph, ref_graph, deadlock=deadlock, whole=exact)

@@ -12,6 +12,7 @@ from typing import Any
 
 from tlc_harness.behavior.graph_engine.any_mapping import AnyMapping
 from tlc_harness.behavior.graph_engine.bounds import Bounds
+from tlc_harness.behavior.graph_engine.completeness import ClassCheck
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan
 from tlc_harness.behavior.graph_engine.output_graph import (
     OutputModel,
@@ -78,6 +79,9 @@ class GradeBase:
     decisions: list[tuple[StateGraph, StateGraph, AnyMapping]] = field(default_factory=list)
     #: the candidates the classes found for the last failure (`with_class`), by source
     class_candidates: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)
+    #: the named class of the last failure where its only members that do not fail on the
+    #: graphs are candidates among `class_candidates`: TLC refuting each decides it
+    class_rest: ClassCheck | None = None
 
     def __post_init__(self) -> None:
         self.clock = StageClock(self.job.deadline)

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import difflib
 import itertools
-import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -38,6 +37,7 @@ from tlc_harness.behavior.graph_engine.search_state import (
     Choice,
     Inferred,
     Search,
+    Work,
     closest,
     fail_text,
     forward_failure,
@@ -59,7 +59,7 @@ from tlc_harness.behavior.values import (
     Value,
     kind_of,
 )
-from tlc_harness.behavior.verdicts import BehaviorVerdict
+from tlc_harness.behavior.verdicts import BehaviorVerdict, Reason
 
 MAX_TABLE = 400           # entries of a lookup table for a derived part
 MAX_SKIPPED = 2           # parts with candidates that may still be derived instead
@@ -166,7 +166,7 @@ def _derive(search: Search, part: Part, assigned: list[tuple[Part, Choice]],
     return None
 
 
-def infer(out: StateGraph, ref: StateGraph, *, seconds: float = 60.0,
+def infer(out: StateGraph, ref: StateGraph, *, work: Work | None = None,
           reverse_budget: int = 500_000, deadlock: bool = False) -> Inferred:
     """The first mapping under which G refines R both ways on the graphs, or why none does
     (`deadlock`: the reference's model checks deadlock, so a stuck output fails forward).
@@ -174,27 +174,32 @@ def infer(out: StateGraph, ref: StateGraph, *, seconds: float = 60.0,
     G's variables alone are tried first (most outputs keep some layout of the reference's
     variables); fields, components and projections only when that finds no mapping.
 
-    The search stops when `seconds` run out, wherever it is (`TimeUp`): it is then
+    The search stops when its `work` is up, wherever it is (`TimeUp`): it is then
     `undecided`, even where it had found a failure (a search stopped part-way proves no
-    failure for every mapping)."""
-    started = time.monotonic()
+    failure for every mapping). Its limit counts steps, so where it stops is the same on any
+    machine; the clock only guards against a hung search, and says so in the code."""
+    work = work or Work()
     try:
-        return _inferred(out, ref, started, seconds, reverse_budget, deadlock)
+        return _inferred(out, ref, work, reverse_budget, deadlock)
     except TimeUp:
-        return Inferred(BehaviorVerdict.UNDECIDED, f"the mapping search ran out of its time "
-                        f"({seconds:.0f} s, stopped after {time.monotonic() - started:.1f} s)")
+        if work.hit == "guard":
+            return Inferred(BehaviorVerdict.UNDECIDED, f"the mapping search was stopped by its "
+                            f"guard of {work.guard_seconds:.0f} s after {work.steps} steps "
+                            f"(its limit: {work.limit})", code=Reason.TIME_BUDGET)
+        return Inferred(BehaviorVerdict.UNDECIDED, f"the mapping search reached its limit of "
+                        f"{work.limit} steps", code=Reason.SEARCH_BUDGET)
 
 
-def _inferred(out: StateGraph, ref: StateGraph, started: float, seconds: float,
-              reverse_budget: int, deadlock: bool) -> Inferred:
+def _inferred(out: StateGraph, ref: StateGraph, work: Work, reverse_budget: int,
+              deadlock: bool) -> Inferred:
     feats = output_features(out)
     plain = [f for f in feats if f.depth == 0]
     if len(plain) < len(feats):
-        quick = Search(out, ref, started, seconds, deadlock)
+        quick = Search(out, ref, work, deadlock)
         found = _assign(quick, plain, reverse_budget)
         if found is not None and found[0] is not None and found[0].verdict is BehaviorVerdict.OK:
             return found[0]
-    search = Search(out, ref, started, seconds, deadlock)
+    search = Search(out, ref, work, deadlock)
     found = _assign(search, feats, reverse_budget)
     assert found is not None
     result, roots, leaves, choices = found

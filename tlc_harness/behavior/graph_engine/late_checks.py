@@ -18,6 +18,7 @@ from tlc_harness.behavior.graph_engine.grade_base import GradeBase
 from tlc_harness.behavior.graph_engine.output_graph import (
     OutputModel,
 )
+from tlc_harness.behavior.graph_engine.renamings import renaming_class
 from tlc_harness.behavior.graph_engine.replay import replay
 from tlc_harness.behavior.graph_engine.search_state import Inferred
 from tlc_harness.behavior.graphs import StateGraph
@@ -43,6 +44,8 @@ from tlc_harness.behavior.verdicts import (
 )
 from tlc_harness.source.monotone import bound_adds_behaviors
 from tlc_harness.tools.spec import SpecSource
+
+NAMED_MEMBER = "a member of the named class"
 
 
 class LateChecks(GradeBase):
@@ -145,7 +148,7 @@ class LateChecks(GradeBase):
         """A failure with whether it holds for every mapping that could work: for every state
         mapping where both graphs are whole (`any_mapping`), else for every mapping of the
         named class (`completeness.named_class`; `soundness.classify` reads `mapping_class`)."""
-        self.class_candidates = []
+        self.class_candidates, self.class_rest = [], None
         if result.verdict not in FAILURES:
             return result
         anything = None
@@ -158,8 +161,17 @@ class LateChecks(GradeBase):
             result = replace(result, details={**result.details, **anything.facts()})
         check = named_class(out_graph, ref_graph, found=found or None,
                             forward_only=forward_only, deadlock=deadlock)
-        if whole and check.holds:
-            self.class_candidates.append(("a member of the named class", check.holds))
+        if whole and not check.complete and not check.rest_for_tlc:
+            # too large, or no namesake's values to map: the smaller class of renamings,
+            # which proves less (natural mappings only) and says so
+            renamed = renaming_class(out_graph, ref_graph, found=found or None,
+                                     deadlock=deadlock)
+            if renamed.complete or renamed.rest_for_tlc:
+                check = replace(renamed, why=f"{renamed.why} (every mapping of the named "
+                                f"class: {check.why})")
+        if whole:
+            self.class_candidates += [(NAMED_MEMBER, h) for h in check.holders]
+            self.class_rest = check if check.rest_for_tlc else None
         if anything is not None and anything.outcome is any_mapping.Outcome.CANDIDATE:
             self.class_candidates.append((f"the graphs' {anything.kind}", anything.image))
         return replace(result, details={**result.details, **check.facts()})

@@ -33,10 +33,17 @@ from tlc_harness.behavior.values import (
     to_tla,
     translate,
 )
-from tlc_harness.behavior.verdicts import BehaviorVerdict
+from tlc_harness.behavior.verdicts import BehaviorVerdict, Reason
 
 MAX_NODES = 20_000        # partial assignments tried
 MAX_FULL = 60             # full assignments checked on the graphs
+#: steps of one mapping search (`Work`): the limit that decides where a search stops, measured
+#: on the development outputs (scripts/results/search_steps.md) far above any search that ends
+MAX_STEPS = 300_000
+#: seconds after which a search is stopped whatever its count: a guard against a hung search
+#: (far beyond what MAX_STEPS takes), whose verdict says it was the clock
+GUARD_SECONDS = 600.0
+GUARD_EVERY = 64  # steps between two readings of the clock
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,9 @@ class Inferred:
     #: constant) while an output variable of the same name is hidden: the output's own
     #: observable is ignored, and an `ok` under it shows nothing about that observable
     recomputed: tuple[str, ...] = ()
+    #: an `undecided` search's limit: `search_budget` (its count of work, the same under any
+    #: load) or `time_budget` (the clock's guard, which a loaded machine reaches sooner)
+    code: Reason | None = None
 
 
 class Ids:
@@ -100,11 +110,34 @@ class Ids:
 
 
 @dataclass
+class Work:
+    """What bounds one mapping search: a count of its steps (a coarse step such as a check
+    over a graph, or 1,024 cheap iterations of an inner loop), the same on any machine under
+    any load, and the wall clock only as a guard against a search that hangs."""
+
+    limit: int = MAX_STEPS
+    guard_seconds: float = GUARD_SECONDS
+    started: float = field(default_factory=time.monotonic)
+    steps: int = 0
+    hit: str | None = None  # `steps` (the limit: deterministic) or `guard` (the clock)
+
+    def step(self) -> bool:
+        """Count a step; whether the search must stop (and why, in `hit`)."""
+        self.steps += 1
+        if self.hit is None:
+            if self.steps > self.limit:
+                self.hit = "steps"
+            elif self.steps % GUARD_EVERY == 0 and \
+                    time.monotonic() - self.started > self.guard_seconds:
+                self.hit = "guard"
+        return self.hit is not None
+
+
+@dataclass
 class Search:
     out: StateGraph
     ref: StateGraph
-    started: float
-    seconds: float
+    work: Work
     deadlock: bool
     ids: Ids = field(default_factory=Ids)
     nodes: int = 0
@@ -118,11 +151,11 @@ class Search:
         return self.nodes > MAX_NODES or self.full > MAX_FULL or self.timed_out()
 
     def timed_out(self) -> bool:
-        """Whether the search's `seconds` have run out (a `Stop` for its inner loops)."""
-        return time.monotonic() - self.started > self.seconds
+        """One more step of the search; whether its work is up (a `Stop` for its loops)."""
+        return self.work.step()
 
     def check_time(self) -> None:
-        """Raise `TimeUp` when the search's `seconds` have run out."""
+        """Count a step; raise `TimeUp` when the search's work is up."""
         if self.timed_out():
             raise TimeUp
 

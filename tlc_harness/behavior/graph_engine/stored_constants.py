@@ -34,7 +34,6 @@ from tlc_harness.behavior.policy import Job
 from tlc_harness.behavior.soundness import by_name
 from tlc_harness.behavior.staging import (
     constant_values,
-    formula_parts,
     uncovered,
 )
 from tlc_harness.behavior.verdicts import (
@@ -44,6 +43,7 @@ from tlc_harness.behavior.verdicts import (
     ValueSource,
     instead_of,
 )
+from tlc_harness.source.behavior_parts import spec_parts
 from tlc_harness.source.formulas import instantiates
 from tlc_harness.source.stored import stored_only
 from tlc_harness.tools.spec import SpecSource
@@ -64,9 +64,8 @@ def smaller_whatever_stored(job: Job, before: BehaviorResult) -> BehaviorResult 
     if staged.out_init is None or staged.out_next is None or instantiates(staged.out_files) \
             or uncarried_overrides(ref, staged, values):
         return None
-    if staged.out_spec is not None and formula_parts(
-            "\n".join(staged.out_files.values()), staged.out_spec) != (staged.out_init,
-                                                                       staged.out_next):
+    if staged.out_spec is not None and spec_parts(staged.out_files, staged.out_spec) != (
+            staged.out_init, staged.out_next):
         return None  # the graph explored must be that of the Init and Next read here
     stored = stored_only(staged.out_files, staged.out_init, staged.out_next,
                          staged.out_shape.variables, staged.out_shape.constants).constants

@@ -28,6 +28,8 @@ def test_the_complement_of_a_named_boolean_is_in_the_class() -> None:
     out = _cycle("locked", [TRUE, FALSE])  # the output starts locked: its complement fits
     check = named_class(out, ref)
     assert not check.complete and "holds both ways" in check.why
+    # the complement is the only member the graphs cannot refute: TLC decides the class
+    assert check.rest_for_tlc and check.holders == ((0, 1),)
 
 
 def test_every_bijection_failing_is_a_proof() -> None:
@@ -49,7 +51,8 @@ def test_shapes_the_class_does_not_cover() -> None:
     ref = _cycle("x", ["a", "b"])
     assert "no variable named x" in named_class(_cycle("y", ["a", "b"]), ref).why
     merged = named_class(_cycle("x", ["a", "b", "c"]), ref)  # h may merge two values ...
-    assert not merged.complete and "onto the reference's holds both ways" in merged.why
+    assert not merged.complete and "but 3 that hold both ways there" in merged.why
+    assert merged.rest_for_tlc and len(merged.holders) == 3  # TLC decides the class
     # other numbers than the reference's: an offset is a bijection, and it holds
     counts = named_class(_cycle("x", [1, 2]), _cycle("x", [0, 1]))
     assert not counts.complete and "holds both ways" in counts.why
@@ -66,7 +69,8 @@ def test_a_named_variable_with_more_values_is_read_through_every_onto_function()
     holders = [("open",), ("held_a",), ("held_b",)]
     good = StateGraph(("locked",), holders, [0], [(0, 1), (0, 2)])  # a correct output
     check = named_class(good, ref)
-    assert not check.complete and "onto the reference's holds both ways" in check.why
+    assert not check.complete and "that hold both ways there" in check.why
+    assert check.rest_for_tlc and len(check.holders) == 3  # each holder is one of three
     # the same layout, changed behavior: the lock passes round and opens again; every one
     # of the 6 functions onto {FALSE, TRUE} fails
     changed = named_class(StateGraph(("locked",), holders, [0], [(0, 1), (1, 2), (2, 0)]), ref)
