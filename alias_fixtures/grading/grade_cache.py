@@ -64,9 +64,10 @@ GRADE_FORMAT = 1
 KIND = "grades"
 #: name-grade verdicts a clock decided: TLC's time limit
 TIME_VERDICTS = frozenset({Verdict.TIMEOUT.value})
-#: behavior reason codes of a time limit: a TLC run's, the output's budget for its whole
-#: grade, the in-memory mapping search's
-TIME_CODES = frozenset({Reason.TIME_BUDGET, Reason.OUTPUT_BUDGET, Reason.SEARCH_BUDGET})
+#: behavior reason codes of a time limit: a TLC run's or the mapping search's guard
+#: (`time_budget`), the output's budget for its whole grade (`output_budget`). The mapping
+#: search's own limit (`search_budget`) counts its steps, the same under any load: stored.
+TIME_CODES = frozenset({Reason.TIME_BUDGET, Reason.OUTPUT_BUDGET})
 _GRADE_NAMES = ("parse", "name", "behavior")
 #: grades a process keeps in memory, the latest used: a variant's samples come one after
 #: another (xdist's loadgroup), and the disk holds the rest

@@ -205,9 +205,16 @@ def test_infrastructure_errors_and_time_limits_are_graded_again(tmp_path: Path,
     assert not list((tmp_path / "grades").glob("*.json"))
 
 
-def test_the_time_codes_are_the_time_limits() -> None:
-    assert TIME_CODES == {Reason.TIME_BUDGET, Reason.OUTPUT_BUDGET, Reason.SEARCH_BUDGET}
+def test_the_time_codes_are_the_time_limits(tmp_path: Path) -> None:
+    assert TIME_CODES == {Reason.TIME_BUDGET, Reason.OUTPUT_BUDGET}
     assert all(code.verdict is BehaviorVerdict.UNDECIDED for code in TIME_CODES)
+    # the mapping search's limit is a count of its steps: the same on any machine, stored
+    steps = _with("behavior", verdict="undecided", passed=False,
+                  details={"reason_code": str(Reason.SEARCH_BUDGET)})
+    spy = Spy(steps)
+    for _ in range(2):
+        GradeCache(spy).grade(stand_in(), VARIANT, REPLY, behavior=options(tmp_path))
+    assert spy.calls == 1
 
 
 def test_a_not_covered_from_a_self_check_infra_error_is_not_stored() -> None:
