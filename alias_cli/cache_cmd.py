@@ -1,4 +1,4 @@
-"""`alias-bench cache show|clear`: the per-task cache's root, size and entries; emptying it."""
+"""`alias-bench cache show|clear`: the grader's cache's root, size and entries; emptying it."""
 
 from __future__ import annotations
 
@@ -10,18 +10,18 @@ from typing import Any
 
 from alias_cli.common import cache_from, fail, print_json
 
-KINDS = ("graphs", "references")
+KINDS = ("graphs", "references", "grades")
 """The kinds of entry the grader writes: `clear` removes only these; `show` lists anything
 else under the root too."""
 OTHER = "other"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("cache", help="show or clear the per-task cache",
-                       description="The per-task cache (the global --cache root, else "
-                       "$XDG_CACHE_HOME/alias or ~/.cache/alias): explored reference graphs "
-                       "and the references' self-checks, keyed by content. It never changes a "
-                       "verdict; clearing it only costs time.")
+    p = sub.add_parser("cache", help="show or clear the grader's cache",
+                       description="The grader's cache (the global --cache root, else "
+                       "$XDG_CACHE_HOME/alias or ~/.cache/alias): explored reference graphs, "
+                       "the references' self-checks and the grades of outputs, keyed by "
+                       "content. It never changes a verdict; clearing it only costs time.")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     show = actions.add_parser("show", help="the root, and each kind's entries and bytes")
     show.add_argument("--json", action="store_true", help="print JSON instead of text")

@@ -16,6 +16,7 @@ from alias_cli.common import (
 )
 from alias_cli.task_args import add_task_id, add_task_source, resolve_task
 from alias_fixtures.grading.grade import CaseGrades, Grade, ReferenceCoverage, grade_output, reference_of
+from alias_fixtures.grading.grade_cache import GradeCache
 from alias_fixtures.plugin.values import setting_type
 from alias_fixtures.tasks.task import TaskError
 from alias_fixtures.tasks.variants import VariantError, build_variant
@@ -68,6 +69,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="TLC runs of a sweep (the values of an output's free constant, the "
                    "wrapper engine's mappings) run at once, each in its own JVM (1: one after "
                    "another, the default; auto: one per core); never changes a verdict")
+    p.add_argument("--no-grade-cache", action="store_true",
+                   help="grade the output even when the grade cache (grades/ under the cache "
+                   "root) holds its grades: the same variant, module text, options, jar and "
+                   "grader code")
     p.add_argument("--explain", action="store_true",
                    help="also print the wrapper modules and cfgs of the last mapping tried")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -102,9 +107,9 @@ def run(args: argparse.Namespace) -> int:
                                       budget=args.graph_budget, timeout=args.timeout,
                                       cache=cache_from(args), output_budget=args.behavior_budget,
                                       sweep_jobs=jobs)
-            grades = grade_output(harness, variant, reply,
-                                  coverage=ReferenceCoverage(harness, options), behavior=options,
-                                  timeout=args.timeout)
+            grading = grade_output if args.no_grade_cache else GradeCache().grade
+            grades = grading(harness, variant, reply, coverage=ReferenceCoverage(harness, options),
+                             behavior=options, timeout=args.timeout)
     except (TaskError, VariantError, CfgError, ToolchainError, OSError, ValueError) as exc:
         return fail(str(exc))
     explain = {}
@@ -122,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         explain = wrapper_texts(reference_of(variant), spec_files, grades.module_name, cand)
     if args.json:
         data = {"task": task.id, "condition": args.condition, "module": grades.module_name,
-                **grades.to_json(), "notes": list(grades.notes)}
+                **grades.to_json(), "notes": list(grades.notes), "cached": grades.cached}
         if explain:
             data["explain"] = explain
         print_json(data)
@@ -192,6 +197,9 @@ def render(task_id: str, condition: str, grades: CaseGrades) -> str:
         lines += _counterexample(details)
     for note in grades.notes:
         lines.append(f"  note: {note}")
+    if grades.cached:
+        lines.append("  read from the grade cache: graded before under the same inputs, "
+                     "seconds of that run (--no-grade-cache grades again)")
     return "\n".join(lines)
 
 

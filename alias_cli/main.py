@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "experiment": ("alias_cli.experiment_cmd",
                    "the exposure experiment: split, train A and B, generate, grade, likelihood, "
                    "report"),
-    "cache": ("alias_cli.cache_cmd", "show or clear the per-task cache"),
+    "cache": ("alias_cli.cache_cmd", "show or clear the grader's cache"),
 }
 #: options before the subcommand that take a value (skipped when looking for the subcommand)
 GLOBAL_VALUES = ("--cache",)
@@ -40,8 +40,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="ALIAS: run SANY/TLC, rename TLA+ tasks, grade model outputs.",
     )
     parser.add_argument("--cache", metavar="DIR", default=None,
-                        help="root of the per-task cache: explored reference graphs and the "
-                        "references' self-checks, shared by processes and runs (default: "
+                        help="root of the grader's cache: explored reference graphs, the "
+                        "references' self-checks and the grades of outputs, shared by processes "
+                        "and runs (default: "
                         "$XDG_CACHE_HOME/alias, else ~/.cache/alias)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():

@@ -17,7 +17,7 @@ import signal
 import sys
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -63,6 +63,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    "the input)")
     p.add_argument("--resume", action="store_true",
                    help="keep the cases already in the new results file and grade the rest")
+    p.add_argument("--no-grade-cache", action="store_true",
+                   help="grade every output, even one whose grades the grade cache holds "
+                   "(graded before under the same inputs and grader code)")
     p.add_argument("--engine", choices=ENGINES, default=None,
                    help="behavior-grade engine (default: the run's)")
     p.add_argument("--graph-budget", type=setting_type("graph-budget"), default=None,
@@ -397,6 +400,7 @@ def _regrade(args: argparse.Namespace, run_input: RunInput, target: Path, plan: 
             writer.append({**prepared, "run_id": run_id} if run_id else prepared)
             progress.advance()
             continue
+        prepared = replace(prepared, grade_cache=not args.no_grade_cache)
         jobs.append(prepared)
         by_key[prepared.case_id] = (record, prepared)
     if jobs:

@@ -5,7 +5,9 @@ Run: `python scripts/run_timing.py OUT [OUT ...] [--processes 2] [--cases 3300] 
 
 Reads every header and case record (nothing is run): the variants' preparation when the header
 records it (seconds, variants, how many SANY/TLC verified in that run, the rest from the
-cache); per case, the seconds of the whole case and of each grade (parse, name, behavior);
+cache); per case, the seconds of the whole case and of each grade (parse, name, behavior; a
+case whose grades came from the grade cache, `grader.cached`, has its case seconds but no
+grade seconds: those are the run's that graded it);
 their sum, median, 90th percentile and maximum; the tasks that took longest; and a projection:
 `--cases` cases of the same mix at `--processes` processes is `cases x mean case seconds /
 processes`, plus the preparation when a cold one is recorded. The projection assumes the
@@ -58,7 +60,8 @@ def summarize(headers: list[dict[str, Any]], cases: list[dict[str, Any]], *, pro
               cases_wanted: int, top: int) -> dict[str, Any]:
     """The figures `render` prints (see the module docstring)."""
     case_seconds = [float(c.get("seconds") or 0.0) for c in cases]
-    per_grade = {g: _quantiles([float(c["grades"][g].get("seconds") or 0.0) for c in cases
+    graded_here = [c for c in cases if not (c.get("grader") or {}).get("cached")]
+    per_grade = {g: _quantiles([float(c["grades"][g].get("seconds") or 0.0) for c in graded_here
                                 if isinstance(c.get("grades", {}).get(g), dict)])
                  for g in GRADES}
     by_task: dict[str, float] = defaultdict(float)
@@ -73,7 +76,8 @@ def summarize(headers: list[dict[str, Any]], cases: list[dict[str, Any]], *, pro
     tasks = {str(c.get("task")) for c in cases}
     listed = max((int(h.get("task_count") or 0) for h in headers), default=0)
     graded = sum(q["sum"] for q in per_grade.values())
-    return {"cases": len(cases), "tasks": len(tasks), "tasks_in_header": listed,
+    return {"cases": len(cases), "cached": len(cases) - len(graded_here), "tasks": len(tasks),
+            "tasks_in_header": listed,
             "outside_grades": whole["sum"] - graded,
             "case_seconds": whole, "grades": per_grade, "preparations": preparations,
             "slowest_tasks": sorted(by_task.items(), key=lambda kv: -kv[1])[:top],
@@ -86,7 +90,9 @@ def render(summary: dict[str, Any], sources: list[str]) -> str:
     w = summary["case_seconds"]
     lines = [f"# Run timing: {', '.join(sources)}", "",
              f"{summary['cases']} cases over {summary['tasks']} tasks "
-             f"(the run's header lists {summary['tasks_in_header']} tasks).", ""]
+             f"(the run's header lists {summary['tasks_in_header']} tasks)"
+             + (f"; {summary['cached']} read their grades from the grade cache (no grade "
+                "seconds of theirs below)" if summary.get("cached") else "") + ".", ""]
     for p in summary["preparations"]:
         lines.append(f"- preparation: {p.get('variants')} variants in {p.get('seconds')} s, "
                      f"{p.get('verified_now')} verified by SANY/TLC in that run, the rest from "

@@ -62,6 +62,7 @@ class CaseGrades:
     behavior: Grade
     module_name: str | None = None
     notes: tuple[str, ...] = ()
+    cached: bool = False  # read from the grade cache (`grade_cache`), not graded in this call
 
     def to_json(self) -> dict[str, Any]:
         return {"parse": self.parse.to_json(), "name": self.name.to_json(),

@@ -23,7 +23,7 @@ import tlc_harness
 from alias_fixtures.tasks.variants import Variant
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.verdicts import BehaviorResult, Reason
-from tlc_harness.tools.disk_cache import JsonStore, cache_root
+from tlc_harness.tools.disk_cache import JsonStore, cache_root, source_digest
 from tlc_harness.tools.runner import Harness, deciding_settings
 
 REFERENCE_FORMAT = 1
@@ -38,12 +38,7 @@ _NOT_KEYED = frozenset({"cache", "output_budget", "sweep_jobs"})
 @functools.cache
 def grader_digest() -> str:
     """A sha256 of the grader's source: the `tlc_harness` package's modules and TLA+ library."""
-    root = Path(tlc_harness.__file__).parent
-    digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".tla")):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes() + b"\0")
-    return digest.hexdigest()
+    return source_digest(Path(tlc_harness.__file__).parent)
 
 
 def reference_key(harness: Harness, variant: Variant, options: BehaviorOptions) -> str:

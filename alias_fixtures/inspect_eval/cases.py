@@ -317,7 +317,8 @@ class InspectRun:
         settings = session.settings
         result = session.executor.keep(GradeJob(
             case.id, variant, reply, grades=settings.grades,
-            behavior=settings.behavior_options(), timeout=settings.timeout))
+            behavior=settings.behavior_options(), timeout=settings.timeout,
+            grade_cache=settings.grade_cache))
         if result.grades is None:
             return result.infra_error or "grading failed"
         return TurnCheck(result.grades, cheats_in(variant, reply, shown), settings.primary)

@@ -66,6 +66,9 @@ OPTIONS: tuple[tuple[str, str, str], ...] = (
 )
 FLAGS: tuple[tuple[str, str], ...] = (
     ("resume", "skip cases already recorded in the results file"),
+    ("no-grade-cache", "grade every output, even one whose grades the grade cache holds "
+     "(the same variant, module text, grades, options, jar and grader code: graded once, "
+     "read after; under the --alias-cache root)"),
     ("strict", "let model failures fail the run (default: exit status reflects harness health)"),
     ("slow", "also run the benchmark's tests marked slow (the corpus controls, the wrapper "
      "engine's mutant controls, the representation controls); without it `pytest "
@@ -81,9 +84,10 @@ def add_options(parser: pytest.Parser) -> None:
                         help=f"{text} (default: {default})", **rule)
         parser.addini(f"alias_{name.replace('-', '_')}", text, default=default)
     for name, text in FLAGS:
-        group.addoption(f"--alias-{name}", dest=f"alias_{name}", action="store_true",
-                        default=None, help=text)
-        parser.addini(f"alias_{name}", text, type="bool", default=False)
+        key = f"alias_{name.replace('-', '_')}"
+        group.addoption(f"--alias-{name}", dest=key, action="store_true", default=None,
+                        help=text)
+        parser.addini(key, text, type="bool", default=False)
 
 
 @dataclass(frozen=True)
@@ -120,6 +124,7 @@ class Settings:
     sweep_jobs: int = 1  # runs of a sweep at once (`sweeps.resolved_jobs`)
     category: str = "system"  # a TLA+-Bench release's specs that are tasks
     module_path: str = ""  # folders for a release's imported modules (os.pathsep-separated)
+    grade_cache: bool = True  # read and keep grades in the grade cache (`grading.grade_cache`)
 
     @property
     def task_sources(self) -> list[str]:
@@ -151,6 +156,11 @@ def _get(config: pytest.Config, name: str) -> str:
     key = f"alias_{name.replace('-', '_')}"
     value = config.getoption(key)
     return str(config.getini(key) if value is None else value)
+
+
+def _flag(config: pytest.Config, name: str) -> bool:
+    key = f"alias_{name.replace('-', '_')}"
+    return bool(config.getoption(key) or config.getini(key))
 
 
 def _workers(config: pytest.Config) -> int:
@@ -187,8 +197,8 @@ def read_settings(config: pytest.Config) -> Settings:
             exposure_half=_get(config, "exposure-half").upper(),
             category=_get(config, "category").strip(),
             module_path=_get(config, "module-path").strip(),
-            resume=bool(config.getoption("alias_resume") or config.getini("alias_resume")),
-            strict=bool(config.getoption("alias_strict") or config.getini("alias_strict")),
+            resume=_flag(config, "resume"), strict=_flag(config, "strict"),
+            grade_cache=not _flag(config, "no-grade-cache"),
             turns=int(_get(config, "turns")), prices=_get(config, "prices").strip(),
             tokenizer=_get(config, "tokenizer").strip(),
             sweep_jobs=resolved_jobs(sweep_jobs(_get(config, "sweep-jobs")),

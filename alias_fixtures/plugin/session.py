@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 import traceback
@@ -309,13 +310,15 @@ class AliasSession:
         entry["output_path"] = str(self._save_output(case, generation.text, request.turn))
         result = self.executor.grade(GradeJob(
             case.id, variant, generation.text, grades=self.settings.grades,
-            behavior=self.settings.behavior_options(), timeout=self.settings.timeout))
+            behavior=self.settings.behavior_options(), timeout=self.settings.timeout,
+            grade_cache=self.settings.grade_cache))
         apply_result(entry, result, self.settings.grades)
         if result.grades is not None:
             entry["similarity"] = output_similarity(variant, generation.text)
         if self.executor.name != "local":
-            entry["grader"] = {"executor": self.executor.name, "worker": result.worker,
-                               "attempts": result.attempts, "seconds": round(result.seconds, 3)}
+            entry["grader"] = {**entry.get("grader", {}), "executor": self.executor.name,
+                               "worker": result.worker, "attempts": result.attempts,
+                               "seconds": round(result.seconds, 3)}
         return result, generation.text
 
     def _turns(self, record: dict[str, Any], case: CaseSpec, variant: Variant,
@@ -408,12 +411,20 @@ def feedback_message(feedback: Feedback) -> str:
 
 def output_similarity(variant: Variant, reply: str) -> dict[str, float] | None:
     """ROUGE-L and BLEU of the extracted module against the variant's reference."""
-    from reports.similarity import similarity
-
     extracted = extract_module(reply)
     if extracted.text is None:
         return None
     try:
-        return similarity(extracted.text, variant.modules[f"{variant.main_module}.tla"])
+        return dict(_similarity(extracted.text, variant.modules[f"{variant.main_module}.tla"]))
     except ImportError:
         return None  # the `probes` extra (rouge-score, sacrebleu) is not installed
+
+
+@functools.lru_cache(maxsize=64)
+def _similarity(text: str, reference: str) -> dict[str, float]:
+    """`reports.similarity.similarity`, once per pair of texts in a process: it costs about
+    0.4 s on a reference's length, which a sample whose grades the grade cache holds would
+    otherwise spend on it alone (the reference model's five samples are one text)."""
+    from reports.similarity import similarity
+
+    return similarity(text, reference)

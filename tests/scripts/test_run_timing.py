@@ -57,6 +57,18 @@ def test_sums_quantiles_slowest_and_projection(rt: ModuleType, tmp_path: Path) -
     assert "not a random sample" in text  # tasks missing: the run stopped early
 
 
+def test_grades_read_from_the_cache_add_no_grade_seconds(rt: ModuleType, tmp_path: Path) -> None:
+    cached = {**_case("a", 0.2, 4.0, 5.0), "grader": {"cached": True}}
+    run = _write(tmp_path / "run", {"kind": "header", "task_count": 1},
+                 _case("a", 10.0, 4.0, 5.0), cached)
+    headers, cases = rt.read_records([run])
+    got = rt.summarize(headers, cases, processes=1, cases_wanted=2, top=1)
+    assert got["cached"] == 1 and got["grades"]["name"]["n"] == 1
+    assert got["grades"]["name"]["sum"] == 4.0  # the cached case's 4 s were the other's
+    assert got["case_seconds"]["sum"] == pytest.approx(10.2)
+    assert "1 read their grades from the grade cache" in rt.render(got, ["run"])
+
+
 def test_a_warm_preparation_adds_nothing_and_bad_input_is_refused(tmp_path: Path) -> None:
     run = _write(tmp_path / "run",
                  {"kind": "header", "task_count": 1,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import tempfile
@@ -33,6 +34,16 @@ def default_root() -> Path:
 def cache_root(root: str | Path | None = None) -> Path:
     """`root` when given, else the default root."""
     return Path(root) if root else default_root()
+
+
+def source_digest(root: Path, suffixes: tuple[str, ...] = (".py", ".tla")) -> str:
+    """A sha256 of the files under `root` with these suffixes: each one's path below `root`
+    and its bytes, in sorted order (what keys an entry by the code that decided it)."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.suffix in suffixes):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def atomic_write(path: Path, data: bytes) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tlc_harness.source.cfg import ModelConfig, compat_for_legacy_tlc, format_cfg, parse_cfg
+from tlc_harness.source.draws import drawn_operators
 from tlc_harness.tools.cds import archive_for
 from tlc_harness.tools.interpret import SANY_FINISHED, interpret_tlc
 from tlc_harness.tools.library import ModuleLibrary, bundled_library
@@ -48,7 +49,8 @@ class HarnessSettings:
     recycle_after: int = 150      # runs before a JVM worker is replaced
     keep_dirs: bool = False       # keep run directories (debugging)
     cds: bool = True              # class-data-sharing archive for fresh JVMs
-    tlc_seed: int | None = 0      # TLC -seed: RandomElement & co. repeat from run to run
+    tlc_seed: int | None = 0      # TLC -seed: with tlc_fp, RandomElement & co. repeat
+    tlc_fp: int | None = 0        # TLC -fp for specs that draw values (`source.draws`)
     tmp_root: str | None = None
     module_library: bool = True   # stage tlc_harness/tools/library modules the spec and jar lack
 
@@ -245,6 +247,7 @@ class Harness:
             out = run / "tlc.out"
             seed = ([] if self.settings.tlc_seed is None or "-seed" in args
                     else ["-seed", str(self.settings.tlc_seed)])
+            seed += self._fingerprint_args(spec, library, args, notes)
             dump = run / "alias-graph.dot"
             dump_args = ["-dump", "dot,actionlabels", str(dump)] if read_graph else []
             argv = ["-tool", "-metadir", str(run / "meta"),
@@ -284,6 +287,20 @@ class Harness:
             result = self._interpret(out, proc.exit_code, proc.seconds, proc.timed_out, model,
                                      args, "fresh", notes, used)
             return _with_graph(result, dump, read_graph)
+
+    def _fingerprint_args(self, spec: SpecSource, library: Mapping[str, str],
+                          args: Sequence[str], notes: list[str]) -> list[str]:
+        """`-fp N` for a spec that draws values: TLC seeds its draws with `-seed` and the
+        fingerprint of the state, whose polynomial it otherwise picks at random per run."""
+        fp = self.settings.tlc_fp
+        if fp is None or "-fp" in args:
+            return []
+        drawn = drawn_operators({**library, **spec.files})
+        if not drawn:
+            return []
+        notes.append(f"the spec draws values ({', '.join(drawn)}): TLC's fingerprint "
+                     f"polynomial fixed (-fp {fp}), so that its draws repeat from run to run")
+        return ["-fp", str(fp)]
 
     def _interpret(self, out: Path, rc: int | None, seconds: float, timed_out: bool,
                    model: ModelConfig, args: Sequence[str], backend: str,

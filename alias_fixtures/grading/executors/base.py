@@ -36,6 +36,7 @@ class GradeJob:
     behavior: BehaviorOptions = field(default_factory=BehaviorOptions)
     timeout: float | None = None
     coverage: BehaviorResult | None = None  # the reference's own check, when already known
+    grade_cache: bool = True  # read and keep the grades in the grade cache (`grade_cache`)
 
     @property
     def coverage_key(self) -> tuple[str, str, str, BehaviorOptions]:
@@ -157,6 +158,8 @@ def apply_result(record: dict[str, Any], result: GradeResult, grades: tuple[str,
             record["traceback"] = result.traceback
         return
     record["grades"] = result.grades.to_json()
+    if result.grades.cached:  # graded before, under the same key: its seconds are that run's
+        record["grader"] = {**record.get("grader", {}), "cached": True}
     if "behavior" in grades and result.covered is not None:
         # coverage belongs to the reference: recorded even when the output failed early
         record["grades"]["behavior"]["covered"] = result.covered

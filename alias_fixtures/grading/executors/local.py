@@ -1,7 +1,8 @@
 """Local grading: in this process with the caller's harness, or in a few worker processes.
 
 `grade_job` is the one grading function of every executor (the Ray actors call it too): it
-runs `grading.grade_output` and the reference's own behavior check, and turns a crash into an
+runs `grading.grade_output` (through the grader's grade cache, `grade_cache`, unless the job
+turns it off) and the reference's own behavior check, and turns a crash into an
 infrastructure error with its traceback, as the benchmark always recorded it.
 """
 
@@ -26,6 +27,7 @@ from alias_fixtures.grading.executors.base import (
     variant_key,
 )
 from alias_fixtures.grading.grade import ReferenceCoverage, grade_output
+from alias_fixtures.grading.grade_cache import GradeCache
 from alias_fixtures.tasks.variants import Variant
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.verdicts import BehaviorResult
@@ -48,12 +50,14 @@ class ShippedCoverage(ReferenceCoverage):
 
 
 class Grader:
-    """A harness and its coverage caches (one per behavior options): what grades jobs."""
+    """A harness, its coverage caches (one per behavior options) and its grade cache: what
+    grades jobs."""
 
     def __init__(self, harness: Harness, where: str = "") -> None:
         self.harness = harness
         self.where = where or f"local:{os.getpid()}"
         self._coverage: dict[BehaviorOptions, ShippedCoverage] = {}
+        self.grade_cache = GradeCache()
 
     def coverage(self, options: BehaviorOptions) -> ShippedCoverage:
         if options not in self._coverage:
@@ -71,8 +75,9 @@ def grade_job(grader: Grader, job: GradeJob) -> GradeResult:
     try:
         if job.coverage is not None:
             coverage.add(job.variant, job.coverage)
-        grades = grade_output(grader.harness, job.variant, job.reply, coverage=coverage,
-                              grades=job.grades, behavior=job.behavior, timeout=job.timeout)
+        grading = grader.grade_cache.grade if job.grade_cache else grade_output
+        grades = grading(grader.harness, job.variant, job.reply, coverage=coverage,
+                         grades=job.grades, behavior=job.behavior, timeout=job.timeout)
         own = coverage.check(job.variant) if job.wants_coverage else None
     except Exception as exc:  # noqa: BLE001 - any crash here is the harness's, recorded
         return GradeResult(job.case_id, None, None, f"{type(exc).__name__}: {exc}",

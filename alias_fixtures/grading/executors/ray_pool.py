@@ -105,11 +105,11 @@ class GraderActor:
 
     def grade(self, variant: Variant, case_id: str, reply: str, grades: tuple[str, ...],
               behavior: BehaviorOptions, timeout: float | None,
-              coverage: BehaviorResult | None) -> GradeResult:
+              coverage: BehaviorResult | None, grade_cache: bool = True) -> GradeResult:
         from alias_fixtures.grading.executors.local import grade_job
 
         return grade_job(self.grader, GradeJob(case_id, variant, reply, grades, behavior,
-                                               timeout, coverage))
+                                               timeout, coverage, grade_cache))
 
     def shutdown(self) -> None:
         """Stop the harness's JVMs, then end this actor."""
@@ -207,7 +207,8 @@ class RayExecutor:
                 self._coverage_refs[job.coverage_key] = self.ray.put(job.coverage)
             coverage = self._coverage_refs[job.coverage_key]
         return self._actor(slot).grade.remote(self._variant_refs[key], job.case_id, job.reply,
-                                              job.grades, job.behavior, job.timeout, coverage)
+                                              job.grades, job.behavior, job.timeout, coverage,
+                                              job.grade_cache)
 
     def grade(self, job: GradeJob) -> GradeResult:
         return next(iter(self.grade_all([job])))

@@ -79,6 +79,11 @@ def test_reference_run_with_xdist_writes_one_line_per_case(pytester: pytest.Pyte
     # each variant's reference checked once, by one of the two workers, into --alias-cache
     assert len(list((pytester.path / "cache" / "references").glob("*.json"))) == 4
     assert list((pytester.path / "cache" / "graphs").glob("*.pickle"))
+    # the reference's two identical replies to a variant are graded once, the other read
+    assert len(list((pytester.path / "cache" / "grades").glob("*.json"))) == 4
+    cached = sorted(str(r["id"]) for r in cases if r.get("grader") == {"cached": True})
+    assert [c.rsplit("/", 1)[0] for c in cached] == sorted(
+        f"{t}/{c}" for t in ("hour_clock", "up_down_counter") for c in ("original", "random"))
 
 
 @pytest.mark.tlc

@@ -39,7 +39,7 @@ class _Config:
         from alias_fixtures.plugin.options import FLAGS, OPTIONS
 
         self.ini: dict[str, object] = {f"alias_{n.replace('-', '_')}": d for n, d, _ in OPTIONS}
-        self.ini.update({f"alias_{n}": False for n, _ in FLAGS})
+        self.ini.update({f"alias_{n.replace('-', '_')}": False for n, _ in FLAGS})
         self.given = {f"alias_{name.replace('-', '_')}": value}
 
     def getoption(self, key: str) -> object:
