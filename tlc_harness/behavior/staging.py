@@ -17,11 +17,11 @@ from tlc_harness.behavior.search import SpecShape, spec_shape
 from tlc_harness.behavior.verdicts import Reason
 from tlc_harness.source.behavior_parts import spec_expressions, spec_parts
 from tlc_harness.source.cfg import ModelConfig
+from tlc_harness.source.draws import drawn_operators
 from tlc_harness.source.formulas import infinite_sets, top_definitions
 from tlc_harness.source.identifiers import analyze_task
 from tlc_harness.source.rename import RenameError, rename_module_names
 from tlc_harness.source.stdlib import TLA_KEYWORDS, standard_names
-from tlc_harness.source.tokens import blank_comments
 
 OUT_MODULE = "AliasOut"
 
@@ -413,25 +413,21 @@ def system_model(ref: Reference) -> tuple[Reference, str | None]:
 
 
 #: TLC's operators that pick a value at random in each run (module Randomization, and TLC's)
-_RANDOM = re.compile(r"\b(RandomElement|RandomSubset|RandomSetOfSubsets|RandomSubsetSet|"
-                     r"TestRandomSubset|TestRandomSetOfSubsets)\b")
-
-
 def uncovered(ref: Reference) -> tuple[Reason, str] | None:
     """Why no output can be graded by behavior against `ref`, read from its model alone: a
     constant model (no SPECIFICATION nor INIT and NEXT), or modules that draw values at random
-    (`RandomElement`): TLC draws them anew in every run. (A model of an inductive invariant
+    (`RandomElement`): TLC draws them from its seed and each state's fingerprint, so a run over
+    other states (an output's, a wrapper's) draws other values. (A model of an inductive invariant
     is graded against its `system_model`.)"""
     if not ref.cfg.has_behavior:
         return Reason.REFERENCE_NO_BEHAVIOR, (
             "the reference has no behavior: its cfg names no SPECIFICATION nor INIT and NEXT (a "
             "constant model: grade it by name)")
-    drawn = sorted({hit for name, text in ref.files.items() if name.endswith(".tla")
-                    for hit in _RANDOM.findall(blank_comments(text))})
+    drawn = drawn_operators(ref.files)
     if drawn:
         return Reason.REFERENCE_RANDOM, (
-            f"the reference draws values at random ({', '.join(drawn)}): TLC picks them anew in "
-            f"every run, so no two runs, of the reference or of an output against it, check the "
-            f"same behaviors")
+            f"the reference draws values at random ({', '.join(drawn)}): TLC draws them from its "
+            f"seed and each state's fingerprint, so a run over an output's states draws other "
+            f"values than the reference's own run, and the two check different behaviors")
     return None
 
