@@ -62,8 +62,11 @@ def _jobs(harness: Harness) -> list[tuple[GradeJob, bool]]:
                     ("renamed", original, renamed.reference_text(), True),
                     ("random-self", renamed, renamed.reference_text(), True),
                     ("mutant", original, mutant.text, False)]
-        jobs += [(GradeJob(f"{task_id}/{kind}", variant, reply, behavior=OPTIONS, timeout=120),
-                  accept) for kind, variant, reply, accept in controls]
+        # graded afresh each time (no grade cache): the local grades would otherwise be read
+        # back by the actors, which then grade nothing and start no JVM
+        jobs += [(GradeJob(f"{task_id}/{kind}", variant, reply, behavior=OPTIONS, timeout=120,
+                           grade_cache=False), accept)
+                 for kind, variant, reply, accept in controls]
     return jobs
 
 
