@@ -204,6 +204,7 @@ def _search(out: StateGraph, ref: StateGraph,
             if not nameless and -1 in image:
                 continue  # an output state maps to no reference state: fails forward
             checked += 1
+            before = len(holders)
             if nameless:
                 verdict = _with_unnamed(out, ref, named, ref_keys, edges, found=found,
                                         deadlock=deadlock, reverse_budget=reverse_budget,
@@ -213,7 +214,7 @@ def _search(out: StateGraph, ref: StateGraph,
                                   reverse_budget=reverse_budget, member=member, holders=holders)
             if verdict is None:
                 continue
-            if verdict.endswith(HOLDS_BOTH_WAYS) and len(holders) <= MAX_HOLDERS:
+            if before < len(holders) <= MAX_HOLDERS:  # it holds both ways: TLC's, below
                 continue  # the graphs cannot refute it; TLC may, with fairness (see below)
             return ClassCheck(False, f"{shape}: {verdict}" if merged else verdict, members,
                               holders=tuple(tuple(h) for h in holders[:MAX_HOLDERS]))
