@@ -3,7 +3,9 @@
 - parse: extraction from the reply (`no_module`, `empty`, `too_large`), reference imports
   (`forbidden_import`), then SANY with semantic errors counted (`parse_error`), else `ok`.
 - name: TLC on the output alone, under its own module name, with the variant's cfg (renamed
-  names in the renamed conditions) — as TLA+-Bench grades. Verdicts are the harness's.
+  names in the renamed conditions) — as TLA+-Bench grades. Verdicts are the harness's. Where
+  the behavior grade may explore the same model, the run also dumps its state graph, which
+  that grade reads instead of running TLC again (`own_model_run`).
 - behavior: refinement both ways against the variant's own reference under a searched mapping.
   `not_covered` when the reference fails its own check.
 
@@ -17,6 +19,7 @@ import dataclasses
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from alias_fixtures.grading.extract import extract_module, forbidden_imports
@@ -28,6 +31,13 @@ from alias_fixtures.tasks.variants import Variant
 from reports.schema import GRADES
 from tlc_harness.behavior.engine import grade_behavior
 from tlc_harness.behavior.options import BehaviorOptions
+from tlc_harness.behavior.own_model_run import (
+    OwnModelRun,
+    keeper,
+    kept_dumps,
+    offered,
+    shareable_model,
+)
 from tlc_harness.behavior.staging import Reference
 from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason
 from tlc_harness.source.identifiers import analyze_module
@@ -173,19 +183,46 @@ def grade_output(harness: Harness, variant: Variant, reply: str, *,
         skipped = _skipped(verdict, "not run: the output does not parse")
         return CaseGrades(parse, skipped, skipped, name, notes)
     parse = Grade("ok", True, parsed.seconds)
-    name_grade = (_name_grade(harness, variant, spec, timeout) if "name" in grades
-                  else _skipped("not_run", "grade not requested"))
     options = behavior or (coverage.options if coverage else BehaviorOptions())
     if timeout is not None:
         options = options.with_timeout(timeout)
-    behavior_grade = (_behavior_grade(harness, variant, spec, coverage, options)
-                if "behavior" in grades else _skipped("not_run", "grade not requested"))
+    own_run: OwnModelRun | None = None
+    with kept_dumps() as folder:
+        if "name" in grades:
+            shared = (folder if "behavior" in grades and _may_share(variant, options, coverage)
+                      else None)
+            name_grade, own_run = _name_grade(harness, variant, spec, timeout, shared)
+        else:
+            name_grade = _skipped("not_run", "grade not requested")
+        behavior_grade = (_behavior_grade(harness, variant, spec, coverage, options, own_run)
+                          if "behavior" in grades else _skipped("not_run", "grade not requested"))
     return CaseGrades(parse, name_grade, behavior_grade, name, notes)
 
 
+def _may_share(variant: Variant, options: BehaviorOptions,
+               coverage: ReferenceCoverage | None) -> bool:
+    """Whether the name grade's run may serve the behavior grade as the output's graph: its
+    model explores the whole state space, and the graph engine grades this reference (its
+    verified run, or else its self-check's graph, has fewer states than the graph budget; a
+    larger one goes to the wrapper engine, which reads no graph, and its dump would cost)."""
+    if options.engine == "wrappers" or not shareable_model(variant.cfg, variant.tlc_args):
+        return False
+    states = variant.distinct_states
+    if states is None and coverage is not None:
+        states = coverage.check(variant).details.get("reference_states")
+    return isinstance(states, int) and states < options.budget
+
+
 def _name_grade(harness: Harness, variant: Variant, spec: SpecSource,
-                timeout: float | None) -> Grade:
-    result = harness.check(spec, variant.cfg, tlc_args=variant.tlc_args, timeout=timeout)
+                timeout: float | None, keep_dump: Path | None = None
+                ) -> tuple[Grade, OwnModelRun | None]:
+    """TLA+-Bench's grade; with `keep_dump`, the run also leaves its state dump there and is
+    offered to the behavior grade when it passed."""
+    dump, keep = keeper(keep_dump) if keep_dump is not None else (None, None)
+    result = harness.check(spec, variant.cfg, tlc_args=variant.tlc_args, timeout=timeout,
+                           read_graph=keep)
+    own_run = (offered(spec.files, spec.main, variant.cfg, result, dump)
+               if dump is not None else None)
     hidden = {h.name for h in hidden_names(variant.description, variant.cfg)}
     # TLC stops at the first binding error and may name the output's own constant; which cfg
     # names the output does not define at all is read from its text.
@@ -207,11 +244,13 @@ def _name_grade(harness: Harness, variant: Variant, spec: SpecSource,
                           "missing_hidden": [m for m in missing if m in hidden],
                           "distinct_states": result.distinct_states,
                           "vacuous": result.vacuous, "violated": result.violated,
-                          "trace": [dataclasses.asdict(s) for s in result.trace[-NAME_TRACE:]]})
+                          "trace": [dataclasses.asdict(s) for s in result.trace[-NAME_TRACE:]]}
+                 ), own_run
 
 
 def _behavior_grade(harness: Harness, variant: Variant, spec: SpecSource,
-                    coverage: ReferenceCoverage | None, options: BehaviorOptions) -> Grade:
+                    coverage: ReferenceCoverage | None, options: BehaviorOptions,
+                    own_run: OwnModelRun | None = None) -> Grade:
     start = time.monotonic()
     if coverage is not None:
         own = coverage.check(variant)
@@ -224,8 +263,17 @@ def _behavior_grade(harness: Harness, variant: Variant, spec: SpecSource,
             code = own.code if mismatch else Reason.REFERENCE_SELF_CHECK
             return Grade(BehaviorVerdict.NOT_COVERED, False, time.monotonic() - start, why,
                          {"covered": False, "reason_code": str(code)})
-    result = grade_behavior(harness, reference_of(variant), dict(spec.files), spec.main, options)
+        if spec.main == variant.main_module and dict(spec.files) == dict(variant.modules):
+            # the reference's own modules: the grade against it is the self-check, made once
+            # per variant (the same modules against the same reference, its own names paired)
+            return _as_grade(own, time.monotonic() - start, graded_as="self_check")
+    result = grade_behavior(harness, reference_of(variant), dict(spec.files), spec.main, options,
+                            own_run=own_run)
+    return _as_grade(result, result.seconds)
+
+
+def _as_grade(result: BehaviorResult, seconds: float, **extra: str) -> Grade:
     data = result.to_json()
     data.pop("verdict"), data.pop("passed"), data.pop("reason"), data.pop("seconds")
     data["covered"] = result.verdict is not BehaviorVerdict.NOT_COVERED
-    return Grade(result.verdict, result.passed, result.seconds, result.reason, data)
+    return Grade(result.verdict, result.passed, seconds, result.reason, {**data, **extra})

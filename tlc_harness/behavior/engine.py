@@ -23,6 +23,7 @@ from tlc_harness.behavior.graph_engine.initial_states import fewer_initial_state
 from tlc_harness.behavior.graph_engine.stored_constants import smaller_whatever_stored
 from tlc_harness.behavior.graph_engine.symbol_check import opaque_tokens, symbols_to_withdraw
 from tlc_harness.behavior.options import BehaviorOptions
+from tlc_harness.behavior.own_model_run import OwnModelRun
 from tlc_harness.behavior.policy import POLICIES, Engine, Job, StepAside
 from tlc_harness.behavior.reverse_liveness import require_liveness_checked
 from tlc_harness.behavior.soundness import classify
@@ -46,9 +47,12 @@ ENGINES: dict[str, Engine] = {"graphs": GraphEngine(), "wrappers": WrapperEngine
 
 def grade_behavior(harness: Harness, ref: Reference, out_files: Mapping[str, str],
                    out_main: str, options: BehaviorOptions | None = None, *,
-                   clock: Clock = time.monotonic) -> BehaviorResult:
+                   clock: Clock = time.monotonic,
+                   own_run: OwnModelRun | None = None) -> BehaviorResult:
     """The behavior verdict of the output against `ref`, by the engine `options` chooses,
-    within its `output_budget` (read on `clock`; see `deadline`).
+    within its `output_budget` (read on `clock`; see `deadline`). `own_run`: the output's
+    passed run under the task's model (the name grade's), whose graph the graph engine reads
+    where it would explore the same model.
 
     An output whose main module tree-sitter cannot read, even with its comments blanked (both
     engines take its variables and constants from it), or that cannot be staged for TLC (its
@@ -59,7 +63,7 @@ def grade_behavior(harness: Harness, ref: Reference, out_files: Mapping[str, str
     deadline = Deadline(options.output_budget, clock)
     budgeted = BudgetedHarness(harness, deadline)
     try:
-        result = _graded(budgeted, ref, out_files, out_main, options, deadline)
+        result = _graded(budgeted, ref, out_files, out_main, options, deadline, own_run)
     except OutputBudgetExhausted as exc:
         result = BehaviorResult(BehaviorVerdict.UNDECIDED, None, f"{exc} (budget "
                                 f"{options.output_budget:g} s); nothing before it decides",
@@ -74,7 +78,8 @@ def grade_behavior(harness: Harness, ref: Reference, out_files: Mapping[str, str
 
 
 def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_main: str,
-            options: BehaviorOptions, deadline: Deadline) -> BehaviorResult:
+            options: BehaviorOptions, deadline: Deadline,
+            own_run: OwnModelRun | None = None) -> BehaviorResult:
     """`grade_behavior`'s verdict, on a harness bounded by `deadline`."""
     start = time.monotonic()
     source = out_files.get(f"{out_main}.tla")
@@ -90,7 +95,7 @@ def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_
                                   code=Reason.UNREADABLE_OUTPUT)
     ref, system = system_model(ref)
     try:
-        job = Job(harness, ref, out_files, out_main, options, deadline)
+        job = Job(harness, ref, out_files, out_main, options, deadline, own_run=own_run)
         result = _decided(job, start)
         withdrawn: dict[str, str] = {}
         while result.verdict.decided and opaque_tokens(result):

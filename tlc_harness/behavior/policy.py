@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from tlc_harness.behavior.deadline import Deadline
 from tlc_harness.behavior.options import BehaviorOptions
+from tlc_harness.behavior.own_model_run import OwnModelRun
 from tlc_harness.behavior.staging import Reference, Staged, stage_output
 from tlc_harness.behavior.verdicts import BehaviorResult, Reason
 from tlc_harness.tools.runner import Harness
@@ -36,6 +37,8 @@ class Job:
     #: constants the text takes as symbols whose values the output's graph shows meeting
     #: another sort (`graph_engine.symbol_sorts`): graded as values, as any other constant
     not_symbols: frozenset[str] = frozenset()
+    #: the output's passed run under the task's model (the name grade's), offered as its graph
+    own_run: OwnModelRun | None = None
 
     @cached_property
     def staged(self) -> Staged:

@@ -15,6 +15,7 @@ from tlc_harness.behavior.graph_engine.bounds import Bounds
 from tlc_harness.behavior.graph_engine.completeness import ClassCheck
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan
 from tlc_harness.behavior.graph_engine.output_graph import (
+    OUTPUT_CAP,
     OutputModel,
     output_budget,
     output_model,
@@ -148,9 +149,27 @@ class GradeBase:
             model = output_model(ref, staged, values, const_map)
             if self.reference_copy(model, named):
                 return  # the reference's own graph is reused
+            if self.job.own_run is not None and self.job.own_run.serves(
+                    staged.out_files, staged.module_table, staged.out_main, model.cfg,
+                    model.definitions, (staged.out_init, staged.out_next)):
+                continue  # the name grade's run is its graph
             self.sweep.ahead(run_key(model, budget), self.exploration(
                 own_spec, model.cfg, (), cached=False, definitions=model.definitions,
                 budget=budget))
+
+    def own_model_graph(self, staged: Staged, model: OutputModel,
+                        budget: int) -> Exploration | None:
+        """The output's graph from the name grade's run (`Job.own_run`), where that run
+        explored this very model; None where it did not (the grade runs TLC)."""
+        run = self.job.own_run
+        if run is None or not run.serves(staged.out_files, staged.module_table,
+                                         staged.out_main, model.cfg, model.definitions,
+                                         (staged.out_init, staged.out_next)):
+            return None
+        with self.timed("output_graph"):
+            found = run.exploration(budget, OUTPUT_CAP * self.job.options.budget)
+        self.facts["output_graph_from"] = "name_grade"
+        return found
 
     def reference_copy(self, model: OutputModel, named: Sequence[str]) -> bool:
         """Whether the output is the reference's own modules, run under the reference's own
