@@ -37,6 +37,10 @@ from tlc_harness.behavior.graph_engine.describe import (
     substitutions,
     trace,
 )
+from tlc_harness.behavior.graph_engine.forward_on_graphs import (
+    DECIDED_ON_GRAPHS,
+    forward_on_graphs,
+)
 from tlc_harness.behavior.graph_engine.grade_base import LIMITS, RETRIES, STAGES, GradeBase, run_key
 from tlc_harness.behavior.graph_engine.inference import infer, plain_failure
 from tlc_harness.behavior.graph_engine.output_graph import (
@@ -195,6 +199,26 @@ class GraphGrade(ValueSweeps, TableCandidates):
                                    f"(graphs said {first.verdict})", Reason.OVERRIDE_NOT_CARRIED)
         return first
 
+    def both_ways(self, staged: Staged, values: CfgValues, cand: Candidate,
+                  image: list[int], out_graph: StateGraph, ref_graph: StateGraph,
+                  const_map: dict[str, str], *, deadlock: bool, whole: bool,
+                  note: str) -> BehaviorResult:
+        """The forward direction confirmed under `cand`: `ok` once the output's own fairness
+        and liveness hold in reverse, else the reverse check's verdict (or a table the
+        classes find)."""
+        mapping = cand.to_json()
+        live = self.reverse_liveness(staged, values, cand, image)
+        if isinstance(live, BehaviorResult):
+            return self.or_table(self.with_class(
+                replace(live, mapping=mapping), out_graph, ref_graph, found=image,
+                deadlock=deadlock, whole=whole),
+                out_graph, ref_graph, staged, values, const_map, deadlock=deadlock,
+                found=image)
+        ref_constants = frozenset(staged.ref_shape.constants)
+        return self.result(BehaviorVerdict.OK, f"refines both ways under "
+                           f"{describe(cand, ref_constants)}{note}", mapping=mapping,
+                           details=live)
+
     def no_constants(self, staged: Staged) -> BehaviorResult:
         return self.result(BehaviorVerdict.NO_MAPPING, "the output declares more constants ("
                            f"{', '.join(staged.out_shape.constants)}) than the reference has "
@@ -237,9 +261,9 @@ class GraphGrade(ValueSweeps, TableCandidates):
             self.facts["output_graph_reused"] = True
             found = Exploration(ref_graph, Verdict.OK)
         else:
-            found = self.explore(own_spec, model.cfg, (), cached=False,
-                                 definitions=model.definitions, budget=budget,
-                                 ahead=run_key(model, budget) if bounds is None else None)
+            found = self.own_model_graph(staged, model, budget) or self.explore(
+                own_spec, model.cfg, (), cached=False, definitions=model.definitions,
+                budget=budget, ahead=run_key(model, budget) if bounds is None else None)
         if found.graph is None and bounds is not None:
             return self.result(BehaviorVerdict.UNDECIDED, f"the output's run with {bounds.describe()} "
                                f"stops ({found.verdict}: {found.detail[:200]}), which the bound may "
@@ -393,6 +417,11 @@ class GraphGrade(ValueSweeps, TableCandidates):
                                Reason.OBSERVABLE_RECOMPUTED, mapping=mapping)
         ref_constants = frozenset(staged.ref_shape.constants)
         self.facts["mapping_tla"] = substitutions(cand, ref_constants, plan.symbols)
+        if failed is None and forward_on_graphs(ref, exact):
+            # TLC's confirming run would check nothing the graphs have not
+            self.facts["forward_decided"] = DECIDED_ON_GRAPHS
+            return self.both_ways(staged, values, cand, inferred.image, out_graph, ref_graph,
+                                  const_map, deadlock=deadlock, whole=exact, note="")
         confirmed, ref = self.confirmed(ref, staged, cand, values)
         if not confirmed.fairness_checked:
             self.retried("confirm_without_fairness")
@@ -404,15 +433,8 @@ class GraphGrade(ValueSweeps, TableCandidates):
                 return replace(failed, mapping=mapping, tlc_runs=self.runs,
                                seconds=time.monotonic() - self.started)
         elif check.verdict is Verdict.OK and not check.vacuous:
-            live = self.reverse_liveness(staged, values, cand, inferred.image)
-            if isinstance(live, BehaviorResult):
-                return self.or_table(self.with_class(
-                    replace(live, mapping=mapping), out_graph, ref_graph, found=inferred.image,
-                    deadlock=deadlock, whole=exact), out_graph, ref_graph, staged, values,
-                    const_map, deadlock=deadlock, found=inferred.image)
-            return self.result(BehaviorVerdict.OK, f"refines both ways under "
-                               f"{describe(cand, ref_constants)}{note}", mapping=mapping,
-                               details=live)
+            return self.both_ways(staged, values, cand, inferred.image, out_graph, ref_graph,
+                                  const_map, deadlock=deadlock, whole=exact, note=note)
         if check.verdict in LIMIT_VERDICTS:
             return self.result(BehaviorVerdict.UNDECIDED, f"confirming run: {check_label(check)}",
                                limit_reason(check.verdict), mapping=mapping)
