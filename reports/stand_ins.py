@@ -9,7 +9,8 @@ from collections.abc import Iterable
 STAND_INS = {
     "demo": "the bundled demo outputs (recorded once, for trying ALIAS offline)",
     "scripted": "the scripted test double (canned replies, for tests and walkthroughs)",
-    "reference": "the references themselves (every output is the task's own reference)",
+    "reference": "the references themselves (every output is the task's own reference; "
+                 "`reference:distinct` adds a comment naming the sample)",
 }
 
 

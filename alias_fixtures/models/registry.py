@@ -118,20 +118,34 @@ class ModelAdapter(Protocol):
 
 
 class ReferenceModel:
-    """Returns the variant's reference module: every grade must pass (a sanity run)."""
+    """Returns the variant's reference module: every grade must pass (a sanity run).
+    `reference:distinct` writes a comment naming the sample under the first module's header:
+    every output is still right, but no two samples and no output and its reference are the
+    same text, so every grade runs every stage (a study's worst case for its cost)."""
 
     provider = "reference"
-    model_id = "reference"
+
+    def __init__(self, distinct: bool = False) -> None:
+        self.distinct = distinct
+        self.model_id = "reference:distinct" if distinct else "reference"
 
     @classmethod
     def from_spec(cls, arg: str, params: GenerationParams) -> ReferenceModel:
-        """`reference` (no argument, no sampling)."""
-        return cls()
+        """`reference` or `reference:distinct` (no sampling)."""
+        if arg not in ("", "distinct"):
+            raise ModelError(f"unknown reference model {arg!r}: use `reference` or "
+                             f"`reference:distinct`")
+        return cls(distinct=arg == "distinct")
 
     def generate(self, request: GenerationRequest) -> Generation:
         if request.reference is None:
             raise ModelError("the reference adapter needs the variant's reference text")
-        return Generation(f"```tla\n{request.reference}\n```\n", "reference", "stop")
+        text = request.reference
+        if self.distinct:
+            head, newline, rest = text.partition("\n")
+            text = (f"{head}{newline}\\* sample {request.sample} of {request.task_id} "
+                    f"({request.condition})\n{rest}")
+        return Generation(f"```tla\n{text}\n```\n", self.model_id, "stop")
 
 
 AdapterFactory = Callable[[str, GenerationParams], ModelAdapter]
@@ -192,7 +206,7 @@ _MODELS = "alias_fixtures.models"
 PROVIDERS: Mapping[str, Provider] = _index(
     Provider(name="demo", spec="demo", factory=f"{_MODELS}.replay:demo_model",
              remote=False, extras=(), tokens="none", priced="free"),
-    Provider(name="reference", spec="reference",
+    Provider(name="reference", spec="reference[:distinct]",
              factory=f"{_MODELS}.registry:ReferenceModel.from_spec",
              remote=False, extras=(), tokens="none", priced="free"),
     Provider(name="scripted", spec="scripted[:TASKS]",

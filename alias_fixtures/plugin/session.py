@@ -284,7 +284,8 @@ class AliasSession:
             record["prompt_sha256"] = hashlib.sha256(prompt.encode()).hexdigest()[:16]
             request = GenerationRequest(
                 case.task, case.condition, case.sample, prompt, params=self.params,
-                reference=variant.reference_text() if self.settings.model == "reference"
+                reference=variant.reference_text()
+                if self.settings.model.partition(":")[0] == "reference"
                 else None)
             if self.settings.turns == 1:
                 self._turn(record, case, variant, request)

@@ -16,6 +16,7 @@ from alias_fixtures.models.cost import Prices
 from alias_fixtures.models.provider_check import provider_problems
 from alias_fixtures.models.registry import (
     PROVIDERS,
+    GenerationRequest,
     ModelError,
     Provider,
     ReferenceModel,
@@ -139,3 +140,17 @@ def test_an_adapter_of_no_registered_provider_is_refused(tmp_path: Path) -> None
 def test_install_hints_come_from_the_extras() -> None:
     assert PROVIDERS["openai"].install_hint == "pip install 'alias-bench[models]'"
     assert PROVIDERS["demo"].install_hint == ""
+
+
+def test_the_distinct_reference_model_writes_each_sample_apart() -> None:
+    reference = "---- MODULE A ----\nVARIABLE x\n===="
+    model = make_model("reference:distinct")
+    texts = {model.generate(GenerationRequest("t", "original", n, "p", reference=reference)).text
+             for n in range(3)}
+    assert len(texts) == 3
+    assert all(t.startswith("```tla\n---- MODULE A ----\n\\* sample ") for t in texts)
+    plain = make_model("reference").generate(GenerationRequest("t", "original", 0, "p",
+                                                               reference=reference))
+    assert plain.text == f"```tla\n{reference}\n```\n"
+    with pytest.raises(ModelError, match="unknown reference model 'other'"):
+        make_model("reference:other")
