@@ -262,7 +262,8 @@ def _behavior_grade(harness: Harness, variant: Variant, spec: SpecSource,
                                                f"({own.verdict}: {own.reason})")
             code = own.code if mismatch else Reason.REFERENCE_SELF_CHECK
             return Grade(BehaviorVerdict.NOT_COVERED, False, time.monotonic() - start, why,
-                         {"covered": False, "reason_code": str(code)})
+                         {"covered": False, "reason_code": str(code),
+                          "self_check_code": str(own.code)})
         if spec.main == variant.main_module and dict(spec.files) == dict(variant.modules):
             # the reference's own modules: the grade against it is the self-check, made once
             # per variant (the same modules against the same reference, its own names paired)

@@ -126,9 +126,24 @@ def grade_key(harness: Harness, variant: Variant, output: GradedOutput, *,
 
 
 def decided_by_a_clock(grades: CaseGrades) -> bool:
-    """Whether a time limit decided any of the grades."""
+    """Whether a time limit decided any of the output's grades."""
     return (grades.name.verdict in TIME_VERDICTS
             or grades.behavior.details.get("reason_code") in TIME_CODES)
+
+
+def wall_limit(grades: CaseGrades) -> str | None:
+    """What a wall-clock limit ended, if one did: the name grade's TLC run, a run or the
+    whole of the behavior grade, or the reference's self-check (whose verdict the output's
+    behavior grade then is). None: every grade ended on its own terms."""
+    ended = []
+    if grades.name.verdict in TIME_VERDICTS:
+        ended.append("the name grade's TLC run reached its time limit")
+    code = grades.behavior.details.get("reason_code")
+    if code in TIME_CODES:
+        ended.append(f"the behavior grade reached a time limit ({code})")
+    if grades.behavior.details.get("self_check_code") in TIME_CODES:
+        ended.append("the reference's self-check reached a time limit")
+    return f"wall-clock limit: {'; '.join(ended)}" if ended else None
 
 
 class GradeCache:

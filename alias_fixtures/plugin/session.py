@@ -320,6 +320,8 @@ class AliasSession:
             entry["grader"] = {**entry.get("grader", {}), "executor": self.executor.name,
                                "worker": result.worker, "attempts": result.attempts,
                                "seconds": round(result.seconds, 3)}
+        elif result.attempts > 1:  # graded again after a wall-clock limit ended a grade
+            entry["grader"] = {**entry.get("grader", {}), "attempts": result.attempts}
         return result, generation.text
 
     def _turns(self, record: dict[str, Any], case: CaseSpec, variant: Variant,

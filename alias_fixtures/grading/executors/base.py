@@ -164,7 +164,7 @@ def apply_result(record: dict[str, Any], result: GradeResult, grades: tuple[str,
         # coverage belongs to the reference: recorded even when the output failed early
         record["grades"]["behavior"]["covered"] = result.covered
     record["module"] = result.grades.module_name
-    record["infra_error"] = result.grades.infra_error
+    record["infra_error"] = result.infra_error  # the tools', or a wall-clock limit's
 
 
 __all__ = ["DEFAULT_RETRIES", "EXECUTORS", "RAY_MISSING", "CoverageLedger", "ExecutorError",

@@ -3,7 +3,10 @@
 `grade_job` is the one grading function of every executor (the Ray actors call it too): it
 runs `grading.grade_output` (through the grader's grade cache, `grade_cache`, unless the job
 turns it off) and the reference's own behavior check, and turns a crash into an
-infrastructure error with its traceback, as the benchmark always recorded it.
+infrastructure error with its traceback, as the benchmark always recorded it. A grade that a
+wall-clock limit ended is graded once more; one that ends so again makes the case an
+infrastructure outcome (`grade_cache.wall_limit`): its grades are kept and listed, its
+verdicts count in no rate.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from alias_fixtures.grading.executors.base import (
     variant_key,
 )
 from alias_fixtures.grading.grade import ReferenceCoverage, grade_output
-from alias_fixtures.grading.grade_cache import GradeCache
+from alias_fixtures.grading.grade_cache import GradeCache, decided_by_a_clock, wall_limit
 from alias_fixtures.tasks.variants import Variant
 from tlc_harness.behavior.options import BehaviorOptions
 from tlc_harness.behavior.verdicts import BehaviorResult
@@ -78,13 +81,21 @@ def grade_job(grader: Grader, job: GradeJob) -> GradeResult:
         grading = grader.grade_cache.grade if job.grade_cache else grade_output
         grades = grading(grader.harness, job.variant, job.reply, coverage=coverage,
                          grades=job.grades, behavior=job.behavior, timeout=job.timeout)
+        attempts = 1
+        if decided_by_a_clock(grades):
+            # a wall-clock guard, not the output, ended a grade: once more (the grade cache
+            # keeps no such grade), and if it ends so again the case is an infra outcome
+            attempts = 2
+            grades = grading(grader.harness, job.variant, job.reply, coverage=coverage,
+                             grades=job.grades, behavior=job.behavior, timeout=job.timeout)
         own = coverage.check(job.variant) if job.wants_coverage else None
     except Exception as exc:  # noqa: BLE001 - any crash here is the harness's, recorded
         return GradeResult(job.case_id, None, None, f"{type(exc).__name__}: {exc}",
                            traceback.format_exc(limit=8), seconds=time.monotonic() - start,
                            worker=grader.where)
-    return GradeResult(job.case_id, grades, own, grades.infra_error,
-                       seconds=time.monotonic() - start, worker=grader.where)
+    return GradeResult(job.case_id, grades, own, grades.infra_error or wall_limit(grades),
+                       attempts=attempts, seconds=time.monotonic() - start,
+                       worker=grader.where)
 
 
 # ------------------------------------------------------------------ worker processes

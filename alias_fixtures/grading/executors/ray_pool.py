@@ -245,7 +245,7 @@ class RayExecutor:
                         continue
                     idle.append(slot)
                     self.ledger.settle(job, result)
-                    yield replace(result, attempts=attempt + 1)
+                    yield replace(result, attempts=result.attempts + attempt)
         finally:
             for slot, _, _ in running.values():  # interrupted: stop the work still running
                 self._kill(slot)
