@@ -556,6 +556,9 @@ def main() -> None:
     ap.add_argument("--sweep-jobs", type=int, default=1, metavar="N",
                     help="TLC runs of one output's sweep at once (1); the harness gets "
                     "--jobs x N JVM workers")
+    ap.add_argument("--busy", type=int, default=0, metavar="N",
+                    help="keep N busy processes running beside the grading (a loaded "
+                    "machine; verdicts must not change: compare with real_outputs_diff.py)")
     ap.add_argument("--resume", action="store_true", help="skip rows already recorded")
     ap.add_argument("--redo", action="store_true",
                     help="with --resume: grade the --engines rows again, keep the others")
@@ -620,8 +623,15 @@ def main() -> None:
                       f", name {row['name']}, behavior {row['behavior']}, "
                       f"{row['total_seconds']:.1f} s", file=sys.stderr, flush=True)
 
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            list(pool.map(run, work))
+        hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                for _ in range(args.busy)]
+        try:
+            with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+                list(pool.map(run, work))
+        finally:
+            for hog in hogs:
+                hog.kill()
+                hog.wait()
         for e, cov in covers.items():
             coverage.setdefault(e, {}).update(cov.timings)
         jar = harness.toolchain.jar_version
@@ -637,7 +647,8 @@ def main() -> None:
                      "engines": ",".join(engines), "commit": commit,
                      "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "jar": jar,
                      "timeout": f"{args.timeout:g}", "cap": f"{args.cap:g}",
-                     "wall": f"{wall / 60:.1f} min for {len(work)} grades with --jobs {args.jobs}"})
+                     "wall": f"{wall / 60:.1f} min for {len(work)} grades with --jobs {args.jobs}"
+                     + (f" beside {args.busy} busy processes" if args.busy else "")})
     all_engines = [e for e in ORDER if any(r["engine"] == e for r in rows)]
     (args.out / "real_outputs.json").write_text(json.dumps(
         {"runs": runs, "coverage": coverage, "rows": rows}, indent=1) + "\n", encoding="utf-8")
