@@ -132,17 +132,17 @@ def decided_by_a_clock(grades: CaseGrades) -> bool:
 
 
 def wall_limit(grades: CaseGrades) -> str | None:
-    """What a wall-clock limit ended, if one did: the name grade's TLC run, a run or the
-    whole of the behavior grade, or the reference's self-check (whose verdict the output's
-    behavior grade then is). None: every grade ended on its own terms."""
+    """What a wall-clock limit ended, if one did: the name grade's TLC run, or a run or the
+    whole of the behavior grade. None: every grade of the output ended on its own terms (a
+    reference whose self-check reached a limit leaves its outputs `not_covered`, in no
+    behavior rate, with the self-check's code in `self_check_code`: the task's, not the
+    output's, and its name grades stand)."""
     ended = []
     if grades.name.verdict in TIME_VERDICTS:
         ended.append("the name grade's TLC run reached its time limit")
     code = grades.behavior.details.get("reason_code")
     if code in TIME_CODES:
         ended.append(f"the behavior grade reached a time limit ({code})")
-    if grades.behavior.details.get("self_check_code") in TIME_CODES:
-        ended.append("the reference's self-check reached a time limit")
     return f"wall-clock limit: {'; '.join(ended)}" if ended else None
 
 
