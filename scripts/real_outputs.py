@@ -202,7 +202,9 @@ def _behavior_row(grade: Any) -> dict[str, Any]:
             "seconds": round(grade.seconds, 2), "tlc_runs": details.get("tlc_runs"),
             "fallback": _cut(details.get("fallback")) or None,
             "table_candidates": details.get("table_candidates"),
-            "table_rows": details.get("table_rows"), "output_states": details.get("output_states")}
+            "table_rows": details.get("table_rows"), "output_states": details.get("output_states"),
+            "output_graph_from": details.get("output_graph_from"),
+            "stage_seconds": details.get("stage_seconds")}
 
 
 #: the name grade's fields a row keeps, for the failure taxonomy (what is missing, hidden or
@@ -406,6 +408,10 @@ def render(rows: list[dict[str, Any]], coverage: dict[str, dict[str, Any]], engi
             tlc = [float(r["tlc_runs"]) for r in group if r["tlc_runs"] is not None]
             cells += [str(len(group)), _median(secs), _max(secs), _median(tlc), _max(tlc)]
         lines.append(f"| {e} | " + " | ".join(cells) + " |")
+    shared = Counter(r["engine"] for r in _graded(rows) if r.get("output_graph_from"))
+    if shared:
+        lines += ["", "Grades whose output graph was the name grade's own TLC run (no run of "
+                  "their own): " + ", ".join(f"{e} {n}" for e, n in shared.items()) + "."]
     lines += ["", "## Agreement of wrappers and graphs", ""]
     lines += _agreement(rows)
     lines += ["", "## Other notes", ""]
