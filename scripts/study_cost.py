@@ -148,10 +148,17 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     print(f"tasks: {', '.join(tasks)}", file=sys.stderr)
     runs: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory(prefix="alias-study-cost-") as scratch:
-        prepared = Path(scratch) / "prepare"
-        runs["prepare"] = run_pass(args, tasks, prepared, "parse,name", None)
-        variants = prepared / "out" / "cache" / "variants"
-        print(f"prepared: {runs['prepare']['seconds']} s", file=sys.stderr)
+        variants = args.variants
+        if variants is None or not variants.is_dir():
+            prepared = Path(scratch) / "prepare"
+            runs["prepare"] = run_pass(args, tasks, prepared, "parse,name", None)
+            made = prepared / "out" / "cache" / "variants"
+            if variants is not None:  # kept for the next run of the same tasks
+                shutil.copytree(made, variants)
+            variants = made
+            print(f"prepared: {runs['prepare']['seconds']} s", file=sys.stderr)
+        else:
+            runs["prepare"] = {"seconds": 0.0, "from": str(variants)}
         order = ["names", "full"] if not args.full_first else ["full", "names"]
         for name in [p for p in order if p in args.passes.split(",")]:
             runs[name] = run_pass(args, tasks, Path(scratch) / name, PASSES[name], variants)
@@ -196,8 +203,8 @@ def markdown(data: dict[str, Any]) -> str:
              f"{data['load_before']:.1f} when it began). The model `{data['model']}` over "
              f"TLA+-Bench's release ({len(data['tasks'])} tasks), original and random "
              f"conditions, one sample, TLC limit {data['timeout']:g} s; the variants prepared "
-             f"once ({_fmt(runs['prepare']['seconds'])} s), each run from a copy of them with "
-             "empty caches.", "",
+             f"once ({_fmt(runs['prepare']['seconds'])} s; 0: read from an earlier run's), "
+             "each run from a copy of them with empty caches.", "",
              (f"**Full grade / parse and name = {data['ratio_wall']:.2f}** in wall time "
               f"(CPU {data['ratio_cpu']:.2f}; the cases' own seconds "
               f"{data['ratio_cases'] or 0:.2f}); the target is at most {TARGET}: it {verdict} "
@@ -272,6 +279,9 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--loaded", action="store_true",
                         help="also run the full grade beside two busy processes")
+    parser.add_argument("--variants", type=Path,
+                        help="a folder of prepared variants: read if it exists, else made and "
+                        "kept there (the variant cache of a run over the same tasks)")
     parser.add_argument("--passes", default="names,full",
                         help="which of names,full to run (both: the ratio)")
     parser.add_argument("--full-first", action="store_true",

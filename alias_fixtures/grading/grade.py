@@ -264,13 +264,36 @@ def _behavior_grade(harness: Harness, variant: Variant, spec: SpecSource,
             return Grade(BehaviorVerdict.NOT_COVERED, False, time.monotonic() - start, why,
                          {"covered": False, "reason_code": str(code),
                           "self_check_code": str(own.code)})
-        if spec.main == variant.main_module and dict(spec.files) == dict(variant.modules):
+        if _is_the_reference(variant, spec):
             # the reference's own modules: the grade against it is the self-check, made once
             # per variant (the same modules against the same reference, its own names paired)
             return _as_grade(own, time.monotonic() - start, graded_as="self_check")
     result = grade_behavior(harness, reference_of(variant), dict(spec.files), spec.main, options,
                             own_run=own_run)
     return _as_grade(result, result.seconds)
+
+
+def _is_the_reference(variant: Variant, spec: SpecSource) -> bool:
+    """Whether the output is the reference's own modules as a reply brings them: its main
+    module and every module it reads are the variant's, each as the extraction reads a module
+    (from its header to its closing line, as SANY does; the variant's other modules, read by
+    nothing the main module reads, change no behavior)."""
+    if spec.main != variant.main_module:
+        return False
+    read = {name[:-4]: _as_extracted(text) for name, text in variant.modules.items()
+            if name.endswith(".tla")}
+    main = read.get(spec.main)
+    if main is None:
+        return False
+    wanted = {spec.main: main, **own_modules(main, {m: t for m, t in read.items()
+                                                    if m != spec.main})}
+    return dict(spec.files) == {f"{m}.tla": t for m, t in wanted.items()}
+
+
+def _as_extracted(text: str) -> str:
+    """A module's text as the extraction takes it from a reply."""
+    found = extract_module(f"```tla\n{text}\n```\n")
+    return found.text if found.text is not None else text
 
 
 def _as_grade(result: BehaviorResult, seconds: float, **extra: str) -> Grade:

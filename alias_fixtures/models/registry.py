@@ -12,6 +12,7 @@ else.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -117,9 +118,13 @@ class ModelAdapter(Protocol):
     def generate(self, request: GenerationRequest) -> Generation: ...
 
 
+#: a module's header line, under which `reference:distinct` writes its comment
+_MODULE_HEADER = re.compile(r"^-{4,}\s*MODULE\b.*$", re.MULTILINE)
+
+
 class ReferenceModel:
     """Returns the variant's reference module: every grade must pass (a sanity run).
-    `reference:distinct` writes a comment naming the sample under the first module's header:
+    `reference:distinct` writes a comment naming the sample under each module's header:
     every output is still right, but no two samples and no output and its reference are the
     same text, so every grade runs every stage (a study's worst case for its cost)."""
 
@@ -141,10 +146,9 @@ class ReferenceModel:
         if request.reference is None:
             raise ModelError("the reference adapter needs the variant's reference text")
         text = request.reference
-        if self.distinct:
-            head, newline, rest = text.partition("\n")
-            text = (f"{head}{newline}\\* sample {request.sample} of {request.task_id} "
-                    f"({request.condition})\n{rest}")
+        if self.distinct:  # under each module's header: text before it is no module's
+            note = f"\\* sample {request.sample} of {request.task_id} ({request.condition})"
+            text = _MODULE_HEADER.sub(lambda m: f"{m.group(0)}\n{note}", text)
         return Generation(f"```tla\n{text}\n```\n", self.model_id, "stop")
 
 

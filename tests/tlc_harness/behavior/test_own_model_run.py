@@ -110,10 +110,13 @@ def test_a_run_that_is_vacuous_or_finds_a_violation_is_not_offered(
     assert "output_graph_from" not in graded.behavior.details
 
 
-def test_the_references_own_modules_are_graded_by_its_self_check(harness: Harness) -> None:
-    variant = _variant("lock_server")
+@pytest.mark.parametrize("before", ["", "\\* a licence above the header\n"])
+def test_the_references_own_modules_are_graded_by_its_self_check(harness: Harness,
+                                                                  before: str) -> None:
+    """Text above a module's header is no module's: the reply is still the reference."""
+    variant = _variant("bank_transfer")
     coverage = ReferenceCoverage(harness, BehaviorOptions(), on_disk=False)
-    text = "".join(f"```tla\n{t}\n```\n" for t in variant.modules.values())
+    text = "".join(f"```tla\n{before}{t}\n```\n" for t in variant.modules.values())
     graded = grade_output(harness, variant, text, coverage=coverage)
     own = coverage.check(variant)
     assert graded.behavior.details.get("graded_as") == "self_check"
