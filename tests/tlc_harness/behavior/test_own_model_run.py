@@ -154,3 +154,6 @@ def test_fairness_or_a_property_keeps_the_confirming_run() -> None:
     assert not forward_on_graphs(replace(ref, cfg=ModelConfig(specification="Spec",
                                                               properties=("Live",))), whole=True)
     assert forward_on_graphs(replace(ref, cfg=ModelConfig(init="Init", next="Next")), whole=True)
+    # its own run saw one state of each symmetry class: an invariant may fail on another
+    assert not forward_on_graphs(replace(ref, cfg=ModelConfig(specification="Spec",
+                                                              symmetry="Perms")), whole=True)
