@@ -191,6 +191,10 @@ def _fmt(value: float) -> str:
     return f"{value:,.1f}"
 
 
+def _ratio(value: float, base: float | None) -> str:
+    return f"{value / base:.2f}" if base else "-"
+
+
 def markdown(data: dict[str, Any]) -> str:
     runs, names, full = data["runs"], data["per_task"]["names"], data["per_task"]["full"]
     for key in ("names", "full"):  # a pass not run: no cases
@@ -240,21 +244,24 @@ def markdown(data: dict[str, Any]) -> str:
         mine = full[task]
         parts = ", ".join(f"{k} {v:.1f}" for k, v in sorted(mine.items(), key=lambda kv: -kv[1])
                           if k != "case" and v >= 0.05)
-        base = names.get(task, {}).get("case", 0.0)
-        lines.append(f"| {task} | {_fmt(base)} | {_fmt(mine['case'])} | "
-                     f"{mine['case'] / base if base else float('nan'):.2f} | {parts} |")
+        base = names.get(task, {}).get("case")
+        lines.append(f"| {task} | {_fmt(base) if base else 'not run'} | {_fmt(mine['case'])} | "
+                     f"{_ratio(mine['case'], base)} "
+                     f"| {parts} |")
     mean_full = statistics.fmean(c["seconds"] for c in runs["full"]["cases"]) \
         if runs["full"]["cases"] else 0.0
     mean_names = statistics.fmean(c["seconds"] for c in runs["names"]["cases"]) \
         if runs["names"]["cases"] else 0.0
     hours = STUDY_CASES / 3600 / data["jobs"]
+    names_part = (f" ({mean_names * hours:.1f} h with parse and name)"
+                  if runs["names"]["cases"] else "")
     lines += ["", f"At this mix, {STUDY_CASES:,} cases take {mean_full * hours:.1f} h "
-              f"on {data['jobs']} processes with every grade "
-              f"({mean_names * hours:.1f} h with parse and name), "
+              f"on {data['jobs']} processes with every grade{names_part}, "
               f"{mean_full * hours / 8:.1f} h on 8 such nodes "
-              f"(the cases' mean seconds, {mean_full:.1f} and {mean_names:.1f}; a study's "
-              "variants share one self-check among all their samples and models, so this "
-              "charges it more than a study does)."]
+              f"(the cases' mean seconds: {mean_full:.1f} with every grade"
+              + (f", {mean_names:.1f} with parse and name" if names_part else "")
+              + "; a study's variants share one self-check among all their samples and "
+              "models, so this charges it more than a study does)."]
     if data["loaded_diffs"] is not None:
         diffs = data["loaded_diffs"]
         lines += ["", "Beside two busy processes the full grade gives "
@@ -287,7 +294,14 @@ def main() -> None:
     parser.add_argument("--full-first", action="store_true",
                         help="run the full grade before the parse-and-name one")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--render", type=Path,
+                        help="write the Markdown again from a results .json, running nothing")
     args = parser.parse_args()
+    if args.render:
+        data = json.loads(args.render.read_text(encoding="utf-8"))
+        data.setdefault("command", "python scripts/study_cost.py (a run before it was recorded)")
+        publish(markdown(data), data, args.out)
+        return
     if args.heaviest:
         args.tasks = ",".join(HEAVIEST)
     data = collect(args)
