@@ -5,8 +5,8 @@ runs `grading.grade_output` (through the grader's grade cache, `grade_cache`, un
 turns it off) and the reference's own behavior check, and turns a crash into an
 infrastructure error with its traceback, as the benchmark always recorded it. A grade that a
 wall-clock limit ended is graded once more; one that ends so again makes the case an
-infrastructure outcome (`grade_cache.wall_limit`): its grades are kept and listed, its
-verdicts count in no rate.
+infrastructure outcome (`grade_cache.wall_limit`): its grades are kept, and it never
+passes, as any infrastructure error.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A grade that a wall-clock limit ended is graded once more, and a case whose grade ends so
-again is an infrastructure outcome: labelled, its grades kept, counted in no rate."""
+again is an infrastructure outcome: labelled, its grades kept, never a pass."""
 
 from __future__ import annotations
 
