@@ -20,7 +20,7 @@ model's five identical samples of a variant cost one grade. The key is a sha256 
   `tlc_harness`'s, any change to the grader's code misses) and `GRADE_FORMAT`.
 
 Not stored, so graded again each time: grades with an infrastructure error, grades a clock
-decided (`TIME_VERDICTS`, `TIME_CODES`: under less load they may be decided), a `not_covered`
+decided (`TIME_VERDICTS`, `CLOCK_REASONS`: under less load they may be decided), a `not_covered`
 that follows from a self-check's infrastructure error, and a reply whose module the extraction
 finds no module in (graded at once, without SANY). A stored grade reads back as it was made,
 its `seconds` included, with `CaseGrades.cached` set. Grades are kept in their JSON form (what
@@ -54,7 +54,7 @@ from alias_fixtures.grading.reference_cache import grader_digest, reference_key
 from alias_fixtures.tasks.variants import Variant
 from reports.schema import GRADES
 from tlc_harness.behavior.options import BehaviorOptions
-from tlc_harness.behavior.verdicts import Reason
+from tlc_harness.behavior.verdicts import CLOCK_REASONS, Reason
 from tlc_harness.tools.disk_cache import JsonStore, cache_root, source_digest
 from tlc_harness.tools.results import Verdict
 from tlc_harness.tools.runner import Harness
@@ -67,7 +67,6 @@ TIME_VERDICTS = frozenset({Verdict.TIMEOUT.value})
 #: behavior reason codes of a time limit: a TLC run's or the mapping search's guard
 #: (`time_budget`), the output's budget for its whole grade (`output_budget`). The mapping
 #: search's own limit (`search_budget`) counts its steps, the same under any load: stored.
-TIME_CODES = frozenset({Reason.TIME_BUDGET, Reason.OUTPUT_BUDGET})
 _GRADE_NAMES = ("parse", "name", "behavior")
 #: grades a process keeps in memory, the latest used: a variant's samples come one after
 #: another (xdist's loadgroup), and the disk holds the rest
@@ -128,7 +127,7 @@ def grade_key(harness: Harness, variant: Variant, output: GradedOutput, *,
 def decided_by_a_clock(grades: CaseGrades) -> bool:
     """Whether a time limit decided any of the output's grades."""
     return (grades.name.verdict in TIME_VERDICTS
-            or grades.behavior.details.get("reason_code") in TIME_CODES)
+            or grades.behavior.details.get("reason_code") in CLOCK_REASONS)
 
 
 def wall_limit(grades: CaseGrades) -> str | None:
@@ -141,7 +140,7 @@ def wall_limit(grades: CaseGrades) -> str | None:
     if grades.name.verdict in TIME_VERDICTS:
         ended.append("the name grade's TLC run reached its time limit")
     code = grades.behavior.details.get("reason_code")
-    if code in TIME_CODES:
+    if code in CLOCK_REASONS:
         ended.append(f"the behavior grade reached a time limit ({code})")
     return f"wall-clock limit: {'; '.join(ended)}" if ended else None
 

@@ -9,7 +9,10 @@ smaller of its own limit and the time left. A run that times out under a limit t
 cut (shorter than its own) is no verdict of the spec, and no time-out of its own: the grade
 stops with `OutputBudgetExhausted`, which `grade_behavior` turns into `undecided`
 (`output_budget`). A run that times out under its own limit keeps its verdict, as without a
-budget.
+budget; `BudgetedHarness.limited` keeps the verdicts of runs a limit of the machine stopped
+(time, memory, the tools: `LIMIT_VERDICTS`), so that a grade which decided nothing and saw one
+says so (`engine.machine_limited`): another mapping, engine or class tried after it would
+otherwise give a verdict that depends on the machine.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from tlc_harness.source.cfg import ModelConfig
-from tlc_harness.tools.results import CheckResult, ParseResult, Verdict
+from tlc_harness.tools.results import LIMIT_VERDICTS, CheckResult, ParseResult, Verdict
 from tlc_harness.tools.runner import Harness
 from tlc_harness.tools.spec import SpecSource
 
@@ -102,6 +105,7 @@ class BudgetedHarness(Harness):
         self.settings = harness.settings
         self.module_library = harness.module_library
         self.runs = 0  # TLC runs made through it
+        self.limited: list[Verdict] = []  # of them, those a limit of the machine stopped
         self._counting = threading.Lock()  # runs of a sweep end on several threads
 
     def __getattr__(self, name: str) -> Any:
@@ -126,6 +130,8 @@ class BudgetedHarness(Harness):
                                   compat=compat, read_graph=read_graph)
         with self._counting:
             self.runs += 1
+            if result.verdict in LIMIT_VERDICTS:
+                self.limited.append(result.verdict)
         if cut_short(result, given, own):
             self.deadline.exhaust()
         return result

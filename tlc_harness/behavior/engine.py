@@ -9,12 +9,22 @@ The output's time budget (`BehaviorOptions.output_budget`, `deadline`) starts wi
 when it runs out, in any stage, the verdict is `undecided` (`output_budget`): no stage's
 answer stands before the engine has returned (a later constant map, value, mapping or engine
 may give another verdict, a replay may refute a witness), so none is kept.
+
+A TLC run stopped by a limit of the machine (its own wall-clock limit,
+`BehaviorOptions.timeout`; memory; the tools failing) decides nothing, and what the grade does
+next (the next candidate, class or engine) would give a verdict that depends on the machine.
+So a grade that saw such a run and decided nothing is `undecided` with that limit's code
+(`time_budget`, `resource_limit`, `infra_error`) whatever its engines said
+(`machine_limited`; their verdict is kept in `instead_of`); the executor grades a
+`time_budget` once more. A decided verdict stands: an `ok` is confirmed by runs that
+finished, and a failure is a proof only where every member of its class was refuted by a run
+that finished (or it needs no mapping).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from tlc_harness.behavior.deadline import BudgetedHarness, Clock, Deadline, OutputBudgetExhausted
@@ -30,11 +40,19 @@ from tlc_harness.behavior.soundness import classify
 from tlc_harness.behavior.stage_clock import StageClock, add_stage_seconds
 from tlc_harness.behavior.staging import Reference, system_model
 from tlc_harness.behavior.subscripts import justify_ok
-from tlc_harness.behavior.verdicts import BehaviorResult, BehaviorVerdict, Reason
+from tlc_harness.behavior.verdicts import (
+    CLOCK_REASONS,
+    BehaviorResult,
+    BehaviorVerdict,
+    Reason,
+    instead_of,
+    limit_reason,
+)
 from tlc_harness.behavior.wrapper_engine import WrapperEngine
 from tlc_harness.source.identifiers import analyze_module
 from tlc_harness.source.rename import RenameError
 from tlc_harness.source.tokens import blank_comments
+from tlc_harness.tools.results import Verdict
 from tlc_harness.tools.runner import Harness
 from tlc_harness.tools.spec import SpecInputError
 
@@ -73,8 +91,26 @@ def grade_behavior(harness: Harness, ref: Reference, out_files: Mapping[str, str
         # the grade reached its own verdict: a run it never took (a sweep's, started ahead
         # and waited for) may have been cut by the deadline, which is not this verdict's
         deadline.exhausted = None
+        result = machine_limited(result, budgeted.limited)
     budget = deadline.details()
     return replace(result, details={**result.details, **budget}) if budget else result
+
+
+def machine_limited(result: BehaviorResult, limited: Sequence[Verdict]) -> BehaviorResult:
+    """`result`, or `undecided` with the first limit's code where it decides nothing and some
+    of its TLC runs were stopped by a limit of the machine (`limited`, their verdicts). The
+    reference's coverage is not the output's grade: `not_covered` stays."""
+    if not limited or result.verdict.decided or result.code in CLOCK_REASONS or \
+            result.verdict is BehaviorVerdict.NOT_COVERED:
+        return result
+    return replace(result, verdict=BehaviorVerdict.UNDECIDED, code=limit_reason(limited[0]),
+                   soundness=None, reason=(
+                       f"{len(limited)} of its TLC runs stopped at a limit of the machine "
+                       f"({', '.join(sorted(set(limited)))}), so what the grade tried after "
+                       f"them depends on the machine (without them: {result.verdict}, "
+                       f"{result.reason})"),
+                   details={**result.details, "instead_of": instead_of(result),
+                            "limited_runs": len(limited)})
 
 
 def _graded(harness: Harness, ref: Reference, out_files: Mapping[str, str], out_main: str,

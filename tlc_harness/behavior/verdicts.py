@@ -267,6 +267,10 @@ def reasons_of(verdict: BehaviorVerdict) -> list[Reason]:
     return [code for code in Reason if code.verdict is verdict]
 
 
+#: the codes of a grade a wall clock ended (a TLC run's limit, the output's time budget)
+CLOCK_REASONS = frozenset({Reason.TIME_BUDGET, Reason.OUTPUT_BUDGET})
+
+
 def limit_reason(verdict: Verdict) -> Reason:
     """The reason code of a TLC run stopped by a limit (`LIMIT_VERDICTS`)."""
     return {Verdict.TIMEOUT: Reason.TIME_BUDGET,

@@ -20,7 +20,7 @@ from alias_fixtures.grading.executors import GradeJob, apply_result
 from alias_fixtures.grading.executors.local import Grader
 from alias_fixtures.grading.grade import CaseGrades, Grade, ReferenceCoverage, grade_output
 from alias_fixtures.grading.grade_cache import (
-    TIME_CODES,
+    CLOCK_REASONS,
     GradeCache,
     GradedOutput,
     grade_key,
@@ -190,7 +190,7 @@ NOT_STORED = {
     "name infra error": _with("name", verdict="infra_error", passed=False),
     "name timeout": _with("name", verdict="timeout", passed=False),
     **{f"behavior {code}": _with("behavior", verdict="undecided", passed=False,
-                                 details={"reason_code": str(code)}) for code in sorted(TIME_CODES)},
+                                 details={"reason_code": str(code)}) for code in sorted(CLOCK_REASONS)},
 }
 
 
@@ -206,8 +206,8 @@ def test_infrastructure_errors_and_time_limits_are_graded_again(tmp_path: Path,
 
 
 def test_the_time_codes_are_the_time_limits(tmp_path: Path) -> None:
-    assert TIME_CODES == {Reason.TIME_BUDGET, Reason.OUTPUT_BUDGET}
-    assert all(code.verdict is BehaviorVerdict.UNDECIDED for code in TIME_CODES)
+    assert CLOCK_REASONS == {Reason.TIME_BUDGET, Reason.OUTPUT_BUDGET}
+    assert all(code.verdict is BehaviorVerdict.UNDECIDED for code in CLOCK_REASONS)
     # the mapping search's limit is a count of its steps: the same on any machine, stored
     steps = _with("behavior", verdict="undecided", passed=False,
                   details={"reason_code": str(Reason.SEARCH_BUDGET)})
