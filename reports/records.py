@@ -14,7 +14,10 @@ provenance and are skipped here; every other line must be a case record (``"kind
 
 The frame has one row per case and the columns in :data:`COLUMNS`. A case whose ``infra_error``
 is not null is an infrastructure failure: ``infra`` is true and every ``*_pass`` is false, so it
-stays in the denominator of every pass rate and is never a pass. A case whose ``cheats`` list is
+stays in the denominator of every pass rate and is never a pass. One whose ``infra_kind`` is
+``"wall_clock"`` (a wall-clock limit ended one of its grades twice: a verdict of the machine's
+speed, not of the output) is in no rate: it has no row, and the frame lists it in
+``frame.attrs["clock_limited"]`` (:func:`clock_limited`). A case whose ``cheats`` list is
 not empty (a cheat rule fired on its output) never passes either: ``cheat`` is true and every
 ``*_pass`` false. A grade absent from a record (or null) did not pass and has no verdict.
 
@@ -38,12 +41,13 @@ from typing import Any
 
 import pandas as pd
 
-from reports.schema import CONDITIONS, GRADES, PROBE_KINDS, UNDECIDED_VERDICTS
+from reports.schema import CONDITIONS, GRADES, PROBE_KINDS, UNDECIDED_VERDICTS, WALL_CLOCK
 from reports.schema import RECORD_SCHEMA_VERSION as SCHEMA_VERSION
 from tlc_harness.behavior.verdicts import BehaviorVerdict
 
 _BEHAVIOR_VERDICTS = frozenset(v.value for v in BehaviorVerdict)
 CASE_KEY = ("model", "feedback", "task", "condition", "sample")
+_CLOCK = "_clock_limited"  # a row's mark, not a column
 NO_FEEDBACK = "none"
 """The ``feedback`` of a multi-turn arm whose feedback was switched off."""
 _TRACK_KEYS = ("turns_max", "feedback_levels", "turns")
@@ -183,11 +187,24 @@ def arm_suffix(feedback: str) -> str:
 
 def _frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
     columns: dict[str, list[Any]] = {column: [] for column in COLUMNS}
+    left_out: list[dict[str, Any]] = []
     for row in rows:
+        if row.pop(_CLOCK, False):
+            left_out.append({k: row[k] for k in (*CASE_KEY, "infra_error")})
+            continue
         for column in COLUMNS:
             columns[column].append(row[column])
-    return pd.DataFrame({column: pd.Series(values, dtype=_DTYPES[column])
-                         for column, values in columns.items()})
+    frame = pd.DataFrame({column: pd.Series(values, dtype=_DTYPES[column])
+                          for column, values in columns.items()})
+    frame.attrs["clock_limited"] = tuple(left_out)
+    return frame
+
+
+def clock_limited(frame: pd.DataFrame) -> tuple[dict[str, Any], ...]:
+    """The cases a wall-clock limit ended (each its case key and ``infra_error``), which the
+    frame leaves out of every rate."""
+    found: tuple[dict[str, Any], ...] = frame.attrs.get("clock_limited", ())
+    return found
 
 
 # -- one case ---------------------------------------------------------------------------------
@@ -225,6 +242,7 @@ def case_row(record: Any, where: str, track: Track = ONE_SHOT) -> dict[str, Any]
     infra_error = record.get("infra_error")
     infra = infra_error is not None
     row: dict[str, Any] = {
+        _CLOCK: infra and record.get("infra_kind") == WALL_CLOCK,
         "run_id": record.get("run_id"), **case, "sample": sample, "infra": infra,
         "infra_error": None if not infra else (
             infra_error if isinstance(infra_error, str) else json.dumps(infra_error)),

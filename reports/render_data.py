@@ -21,7 +21,13 @@ import pandas as pd
 
 from reports.bounds import behavior_bounds
 from reports.probe_rows import ProbeInput
-from reports.records import StatsError, condition_order, load_records, require_rows
+from reports.records import (
+    StatsError,
+    clock_limited,
+    condition_order,
+    load_records,
+    require_rows,
+)
 from reports.results_file import read_lines
 from reports.schema import GRADES
 from reports.stats import LEVEL, MARGIN, condition_table, infra_counts, pass_at_k_rates
@@ -335,10 +341,18 @@ def infra_section(frame: pd.DataFrame) -> Section:
     notes = [f"{int(n)} × {_clip(str(msg), 200)}" for msg, n in messages.head(5).items()]
     if len(messages) > 5:
         notes.append(f"… and {len(messages) - 5} other message(s)")
+    left_out = clock_limited(frame)
+    if left_out:
+        notes.append(f"{len(left_out)} case(s) left out of every rate: a wall-clock limit "
+                     f"ended a grade twice (a verdict of the machine's speed, not of the "
+                     f"output): " + "; ".join(
+                         f"{c['model']}/{c['task']}/{c['condition']}/{c['sample']}"
+                         for c in left_out[:20]) + (" …" if len(left_out) > 20 else ""))
     return Section("infra", INFRA_TITLE,
                    ("model", "condition", "cases", "infra errors", "share %"), rows, records,
                    tuple(notes), ("Infrastructure errors stay in every denominator as "
-                                  "failures; they are never passes.",), labels=2)
+                                  "failures; they are never passes. A case a wall-clock limit "
+                                  "ended twice is in no rate and is listed here.",), labels=2)
 
 
 def pass_at_k_section(frame: pd.DataFrame) -> Section:

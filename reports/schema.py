@@ -27,6 +27,9 @@ as passes. ``ok``, ``forward_fail`` and ``reverse_fail`` are decided; ``not_cove
 in no behavior rate."""
 CONDITIONS = ("original", "random", "meaningful")
 """The known conditions, in the order tables show them; other names sort after these."""
+WALL_CLOCK = "wall_clock"
+"""A case record's ``infra_kind`` when a wall-clock limit ended one of its grades twice: a
+verdict of the machine's speed, not of the output, so the case is listed and in no rate."""
 PROBE_KINDS = ("likelihood", "continuation", "similarity", "proposed_names")
 """Kinds of probe rows: not case records."""
 RECORD_PROPERTY = "alias_record"

@@ -61,6 +61,10 @@ def case(task: str, condition: str, sample: int, outcome: str, *, model: str = "
     if outcome == "infra":
         record["infra_error"] = "TLC worker died (exit 137)"
         return record
+    if outcome == "clock":
+        record["infra_error"] = "wall-clock limit: the name grade's TLC run reached its limit"
+        record["infra_kind"] = "wall_clock"
+        return record
     parsed, covered = "p" in outcome, task != "epsilon_ring"
     name_ok, behavior_ok = "n" in outcome, "b" in outcome
     record["grades"] = {
@@ -234,6 +238,20 @@ def test_degenerate_input_gives_notes_not_nan(kind: str, tmp_path: Path) -> None
         assert fragment in texts[name], (name, texts[name])
     for task in {t for t in outcomes}:
         assert f'id="task-{task}"' in texts["index.html"]
+
+
+def test_a_case_a_wall_clock_ended_is_listed_and_in_no_rate(tmp_path: Path) -> None:
+    outcomes = {t: {"original": ("pnb", "pnb"), "random": ("pn", "pnb")} for t in TASKS[:3]}
+    with_clock = {**outcomes, TASKS[0]: {"original": ("pnb", "clock"), "random": ("pn", "pnb")}}
+    texts = {}
+    for label, run in (("plain", outcomes), ("clock", with_clock)):
+        results = write_run(tmp_path / f"{label}.jsonl", outcomes=run)
+        index = write_report([results], tmp_path / label, n_boot=FAST)
+        texts[label] = {p.name: p.read_text(encoding="utf-8") for p in index.parent.iterdir()}
+    assert f"mock-a/{TASKS[0]}/original/1" in texts["clock"]["splits.md"]
+    assert "left out of every rate" in texts["clock"]["splits.md"]
+    # its task's original rate is its one other sample's, as if it had never been run
+    assert texts["clock"]["table1.md"] == texts["plain"]["table1.md"]
 
 
 # -- the command line -------------------------------------------------------------------------

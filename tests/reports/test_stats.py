@@ -21,6 +21,7 @@ from reports.exposure import EXPOSURE_SEED, exposure_split, exposure_stats, expo
 from reports.records import (
     COLUMNS,
     StatsError,
+    clock_limited,
     covered_tasks,
     hidden_tasks,
     load_records,
@@ -119,6 +120,20 @@ def test_infra_error_is_never_a_pass_but_stays_in_the_denominator() -> None:
     assert rates[["samples", "passes", "infra", "rate"]].iloc[0].tolist() == [2, 1, 1, 0.5]
     counts = infra_counts(frame)
     assert counts[["cases", "infra", "infra_share"]].iloc[0].tolist() == [2, 1, 50.0]
+
+
+def test_a_case_a_wall_clock_ended_is_in_no_rate_and_listed() -> None:
+    clock = case("a", sample=2, infra="wall-clock limit: the name grade's TLC run reached its "
+                                       "time limit") | {"infra_kind": "wall_clock"}
+    records = [case("a", sample=0, name=True), case("a", sample=1, infra="jvm died"), clock]
+    frame = records_to_frame(records)
+    assert frame["sample"].tolist() == [0, 1]  # the tools' failure stays, the clock's is out
+    rates = pass_rates(frame, "name")
+    assert rates[["samples", "passes", "infra", "rate"]].iloc[0].tolist() == [2, 1, 1, 0.5]
+    assert clock_limited(frame) == ({"model": "m", "feedback": "", "task": "a",
+                                     "condition": "original", "sample": 2,
+                                     "infra_error": clock["infra_error"]},)
+    assert clock_limited(records_to_frame(records[:2])) == ()
 
 
 def test_an_infra_record_without_grades_is_accepted() -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from alias_fixtures.grading.grade import CaseGrades
 from alias_fixtures.tasks.variants import Variant
-from reports.schema import GRADES
+from reports.schema import GRADES, WALL_CLOCK
 from tlc_harness.behavior.options import BehaviorOptions
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ class GradeResult:
     attempts: int = 1
     seconds: float = 0.0
     worker: str = ""
+    wall_clock: bool = False  # `infra_error` says a wall-clock limit ended a grade twice
 
     @property
     def covered(self) -> bool | None:
@@ -165,6 +166,8 @@ def apply_result(record: dict[str, Any], result: GradeResult, grades: tuple[str,
         record["grades"]["behavior"]["covered"] = result.covered
     record["module"] = result.grades.module_name
     record["infra_error"] = result.infra_error  # the tools', or a wall-clock limit's
+    if result.wall_clock:  # out of every rate, listed (reports.records)
+        record["infra_kind"] = WALL_CLOCK
 
 
 __all__ = ["DEFAULT_RETRIES", "EXECUTORS", "RAY_MISSING", "CoverageLedger", "ExecutorError",

@@ -5,8 +5,8 @@ runs `grading.grade_output` (through the grader's grade cache, `grade_cache`, un
 turns it off) and the reference's own behavior check, and turns a crash into an
 infrastructure error with its traceback, as the benchmark always recorded it. A grade that a
 wall-clock limit ended is graded once more; one that ends so again makes the case an
-infrastructure outcome (`grade_cache.wall_limit`): its grades are kept, and it never
-passes, as any infrastructure error.
+infrastructure outcome (`grade_cache.wall_limit`): its grades are kept, it never passes, and
+its record says `infra_kind: wall_clock`, which the report leaves out of every rate and lists.
 """
 
 from __future__ import annotations
@@ -93,9 +93,10 @@ def grade_job(grader: Grader, job: GradeJob) -> GradeResult:
         return GradeResult(job.case_id, None, None, f"{type(exc).__name__}: {exc}",
                            traceback.format_exc(limit=8), seconds=time.monotonic() - start,
                            worker=grader.where)
-    return GradeResult(job.case_id, grades, own, grades.infra_error or wall_limit(grades),
+    clock = None if grades.infra_error else wall_limit(grades)
+    return GradeResult(job.case_id, grades, own, grades.infra_error or clock,
                        attempts=attempts, seconds=time.monotonic() - start,
-                       worker=grader.where)
+                       worker=grader.where, wall_clock=clock is not None)
 
 
 # ------------------------------------------------------------------ worker processes

@@ -63,6 +63,7 @@ def test_a_limit_reached_twice_is_an_infra_outcome_with_its_grades_kept(
     apply_result(record, result, ("parse", "name"))
     assert record["infra_error"] == result.infra_error
     assert record["grades"]["name"]["verdict"] == "timeout"
+    assert record["infra_kind"] == "wall_clock"  # the report leaves it out of every rate
 
 
 def test_a_limit_reached_once_is_graded_again_and_the_second_grade_stands(
@@ -71,6 +72,9 @@ def test_a_limit_reached_once_is_graded_again_and_the_second_grade_stands(
     result = local.grade_job(local.Grader(harness), _job())
     assert len(calls) == 2 and result.attempts == 2
     assert result.infra_error is None and result.grades is PASSED
+    record: dict[str, Any] = {}
+    apply_result(record, result, ("parse", "name"))
+    assert "infra_kind" not in record
 
 
 def test_a_grade_no_clock_ended_is_made_once(monkeypatch: pytest.MonkeyPatch,
