@@ -44,10 +44,17 @@ MAX_PRODUCT = 1_000_000
 #: steps) stays under this (each is an element constraint over the output's steps); above it
 #: the model keeps the other conditions, which are necessary all the same
 MAX_STEP_COVER = 100_000
+#: isomorphic graphs: every isomorphism is a candidate TLC confirms while there are at most
+#: this many (a count: the reference's automorphisms, from bliss)
+MAX_ISOMORPHISMS = 12
 #: CP-SAT's deterministic time limit (its own count of work, the same on any machine load)
 DETERMINISTIC_LIMIT = 10.0
 #: a guard against a hung solver only: reaching it is reported, never a verdict
 WALL_GUARD_SECONDS = 600.0
+
+
+#: the kind of a decision where the graphs have as many states (every mapping is one-to-one)
+ISOMORPHISM = "isomorphism"
 
 
 class Outcome(enum.StrEnum):
@@ -67,6 +74,10 @@ class AnyMapping:
     kind: str = ""                       #: counts, isomorphism, homomorphism
     image: tuple[int, ...] = ()
     solver: dict[str, object] = field(default_factory=dict)
+    #: isomorphic graphs: how many isomorphisms there are (the reference's automorphisms),
+    #: and each of them where there are at most `MAX_ISOMORPHISMS` (`image` first)
+    isomorphisms: int = 0
+    every_image: tuple[tuple[int, ...], ...] = ()
 
     def facts(self) -> dict[str, object]:
         """The record's facts about the class of every mapping."""
@@ -74,6 +85,8 @@ class AnyMapping:
                                    "any_mapping_reason": self.why}
         if self.kind:
             data["any_mapping_kind"] = self.kind
+        if self.isomorphisms:
+            data["any_mapping_isomorphisms"] = self.isomorphisms
         if self.solver:
             data["any_mapping_solver"] = dict(self.solver)
         return data
@@ -126,7 +139,7 @@ def _isomorphism(out: StateGraph, ref: StateGraph) -> AnyMapping:
     mine, theirs = _invariants(out), _invariants(ref)
     if Counter(mine) != Counter(theirs):
         what = _first_difference(mine, theirs)
-        return AnyMapping(Outcome.FAILS, _not_isomorphic(out, ref, what), "isomorphism")
+        return AnyMapping(Outcome.FAILS, _not_isomorphic(out, ref, what), ISOMORPHISM)
     palette = {key: i for i, key in enumerate(sorted(set(mine)))}
     g_out = igraph.Graph(n=len(out), edges=sorted(set(out.edges)), directed=True)
     g_ref = igraph.Graph(n=len(ref), edges=sorted(set(ref.edges)), directed=True)
@@ -136,10 +149,34 @@ def _isomorphism(out: StateGraph, ref: StateGraph) -> AnyMapping:
     if not same:
         return AnyMapping(Outcome.FAILS, _not_isomorphic(out, ref, "bliss finds no isomorphism "
                                                          "that keeps these colours"),
-                          "isomorphism")
+                          ISOMORPHISM)
+    colours = [palette[k] for k in theirs]
+    count = int(g_ref.count_automorphisms(color=colours))
+    every = every_isomorphism(tuple(mapping), g_ref.automorphism_group(color=colours)) \
+        if count <= MAX_ISOMORPHISMS else ()
     return AnyMapping(Outcome.CANDIDATE, f"the output's graph is isomorphic to the reference's "
-                      f"({len(out)} states, {len(set(out.edges))} steps)", "isomorphism",
-                      image=tuple(mapping))
+                      f"({len(out)} states, {len(set(out.edges))} steps; {count} "
+                      f"isomorphism{'s' if count > 1 else ''})", ISOMORPHISM,
+                      image=tuple(mapping), isomorphisms=count, every_image=every)
+
+
+def every_isomorphism(first: tuple[int, ...], generators: Sequence[Sequence[int]]
+                      ) -> tuple[tuple[int, ...], ...]:
+    """Every isomorphism: `first` composed with each element of the group the reference's
+    automorphism `generators` generate (closed under composition, breadth first, so the
+    order is the same on every run)."""
+    identity = tuple(range(len(generators[0]))) if generators else ()
+    group: list[tuple[int, ...]] = [identity] if generators else []
+    seen = set(group)
+    for element in group:  # grows while it is read: the closure
+        for gen in generators:
+            composed = tuple(gen[r] for r in element)
+            if composed not in seen:
+                seen.add(composed)
+                group.append(composed)
+    if not group:
+        return (first,)
+    return tuple(tuple(sigma[r] for r in first) for sigma in group)
 
 
 def _first_difference(mine: Sequence[tuple[int, int, int, int]],

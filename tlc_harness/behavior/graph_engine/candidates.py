@@ -6,7 +6,13 @@ the reference's under a state mapping), those candidates are mappings too: each 
 a table over the output's states (`table_mapping`) and confirmed by TLC like the grammar's
 (forward run with the reference's fairness and properties, then the output's liveness in
 reverse). One that TLC confirms is an `ok`; one it refutes is recorded and the failure keeps
-its class. At most `MAX_TABLE_TRIES` candidates are tried per failure, a count, not seconds.
+its class. At most `MAX_TABLE_TRIES` candidates are tried per failure, and as many more as
+there are isomorphisms where the graphs are isomorphic (`any_mapping.MAX_ISOMORPHISMS`):
+counts, not seconds. Where the graphs are isomorphic and every isomorphism is tried and
+refuted (the failure's own mapping included), the failure holds under every mapping that
+could work (`mapping_class` `any_mapping`): a one-to-one mapping that keeps steps is one of
+them. An isomorphism the table refuses (it routes around a named variable) is not refuted,
+and the class stays incomplete.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from dataclasses import replace
 
 from tlc_harness.behavior.deadlock import DETAIL as DEADLOCK_DETAIL
 from tlc_harness.behavior.deadlock import checks_deadlock, reference_deadlocks, without_deadlock
+from tlc_harness.behavior.graph_engine.any_mapping import MAX_ISOMORPHISMS
 from tlc_harness.behavior.graph_engine.completeness import MAX_HOLDERS
 from tlc_harness.behavior.graph_engine.confirm import Confirmation, confirm
 from tlc_harness.behavior.graph_engine.describe import substitutions
@@ -32,7 +39,7 @@ from tlc_harness.tools.results import Verdict
 MAX_TABLE_TRIES = MAX_HOLDERS + 1
 #: what TLC's forward run finds that refutes a candidate (not a limit, not the wrapper's own
 #: trouble: a violation of the reference's invariants, properties or freedom from deadlock)
-_REFUTED = frozenset({Verdict.INVARIANT_VIOLATED, Verdict.PROPERTY_VIOLATED, Verdict.DEADLOCK})
+REFUTED = frozenset({Verdict.INVARIANT_VIOLATED, Verdict.PROPERTY_VIOLATED, Verdict.DEADLOCK})
 
 
 class TableCandidates(LateChecks):
@@ -66,15 +73,17 @@ class TableCandidates(LateChecks):
         complete is tried."""
         pending = images if images is not None else self.class_candidates
         rest = self.class_rest if images is None else None
-        self.class_candidates, self.class_rest = [], None
+        every = self.class_every if images is None else None
+        self.class_candidates, self.class_rest, self.class_every = [], None, None
         if failed.verdict in FAILURES and failed.details.get("mapping_class") != "incomplete":
             return failed
         tried: list[str] = []
-        refuted: set[tuple[int, ...]] = set()
         seen = {tuple(found)} if found else set()
+        # the mapping the failure was found under is refuted by it
+        refuted: set[tuple[int, ...]] = set(seen) if failed.verdict in FAILURES else set()
         rows = 0
         for source, image in pending:
-            if len(tried) >= MAX_TABLE_TRIES:
+            if len(tried) >= MAX_TABLE_TRIES + MAX_ISOMORPHISMS:
                 break
             if image in seen:
                 continue
@@ -102,12 +111,18 @@ class TableCandidates(LateChecks):
                     refuted.add(image)
             else:
                 tried.append(f"{source}: {check_label(check)}")
-                if check.verdict in _REFUTED:
+                if check.verdict in REFUTED:
                     refuted.add(image)
         if not tried:
             return failed
         details = {**failed.details, "table_candidates": tried, "table_rows": rows}
-        if rest is not None and set(rest.holders) <= refuted:
+        if every is not None and set(every.every_image) <= refuted:
+            # the graphs are isomorphic, so every mapping that could work is one of these
+            details.update(mapping_class="any_mapping", mapping_class_reason=(
+                f"{every.why}: every mapping that could work is one of the isomorphisms, "
+                f"and TLC refutes each (the reference's fairness and properties forward, "
+                f"the output's liveness in reverse): no mapping of the output's states works"))
+        elif rest is not None and set(rest.holders) <= refuted:
             # every member the graphs could not refute, TLC does: the named class is decided
             details.update(mapping_class=rest.kind, mapping_class_reason=(
                 f"{rest.why}, each of which TLC refutes (the reference's fairness and "

@@ -24,9 +24,10 @@ from tlc_harness.behavior.deadlock import (
     stuck_reason,
     without_deadlock,
 )
+from tlc_harness.behavior.graph_engine import transfer
 from tlc_harness.behavior.graph_engine.any_mapping import Outcome
 from tlc_harness.behavior.graph_engine.bounds import Bounds
-from tlc_harness.behavior.graph_engine.candidates import TableCandidates
+from tlc_harness.behavior.graph_engine.candidates import REFUTED, TableCandidates
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan, plan_constants
 from tlc_harness.behavior.graph_engine.constant_values import as_model_values
 from tlc_harness.behavior.graph_engine.cuts import cut_seed, failing_mapping, same_mapping
@@ -211,7 +212,9 @@ class GraphGrade(ValueSweeps, TableCandidates):
         if isinstance(live, BehaviorResult):
             return self.or_table(self.with_class(
                 replace(live, mapping=mapping), out_graph, ref_graph, found=image,
-                deadlock=deadlock, whole=whole),
+                deadlock=deadlock, whole=whole,
+                every_bijection=transfer.reverse(self.job.ref)
+                if live.code is Reason.REVERSE_LIVENESS else ""),
                 out_graph, ref_graph, staged, values, const_map, deadlock=deadlock,
                 found=image)
         ref_constants = frozenset(staged.ref_shape.constants)
@@ -447,6 +450,8 @@ class GraphGrade(ValueSweeps, TableCandidates):
             f"forward run finds {check_label(check)} (the reference's specification with its "
             f"fairness, a temporal property or an invariant){note}", Reason.TLC_FORWARD,
             mapping=mapping, trace=check.trace, details={"trace_of": "output"}),
-            out_graph, ref_graph, found=inferred.image, deadlock=deadlock, whole=exact),
+            out_graph, ref_graph, found=inferred.image, deadlock=deadlock, whole=exact,
+            every_bijection=transfer.forward(staged)
+            if failed is None and check.verdict in REFUTED else ""),
             out_graph, ref_graph, staged, values, const_map, deadlock=deadlock,
             found=inferred.image)

@@ -83,6 +83,9 @@ class GradeBase:
     #: the named class of the last failure where its only members that do not fail on the
     #: graphs are candidates among `class_candidates`: TLC refuting each decides it
     class_rest: ClassCheck | None = None
+    #: the last failure's graphs are isomorphic and these are all their isomorphisms, each a
+    #: candidate among `class_candidates`: TLC refuting each is a failure under any mapping
+    class_every: AnyMapping | None = None
 
     def __post_init__(self) -> None:
         self.clock = StageClock(self.job.deadline)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tlc_harness.behavior.graph_engine import any_mapping
+from tlc_harness.behavior.graph_engine import any_mapping, transfer
 from tlc_harness.behavior.graph_engine.bounds import Bounds, bounds_for
 from tlc_harness.behavior.graph_engine.completeness import named_class
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan
@@ -144,11 +144,15 @@ class LateChecks(GradeBase):
 
     def with_class(self, result: BehaviorResult, out_graph: StateGraph, ref_graph: StateGraph,
                    *, found: list[int] | None = None, forward_only: bool = False,
-                   deadlock: bool = False, whole: bool = False) -> BehaviorResult:
+                   deadlock: bool = False, whole: bool = False,
+                   every_bijection: str = "") -> BehaviorResult:
         """A failure with whether it holds for every mapping that could work: for every state
         mapping where both graphs are whole (`any_mapping`), else for every mapping of the
-        named class (`completeness.named_class`; `soundness.classify` reads `mapping_class`)."""
-        self.class_candidates, self.class_rest = [], None
+        named class (`completeness.named_class`; `soundness.classify` reads `mapping_class`).
+        `every_bijection` says why the failure, found under one mapping, holds under every
+        one-to-one mapping that keeps the graphs' steps (`transfer`): where the graphs are
+        isomorphic, those are all the mappings that could work."""
+        self.class_candidates, self.class_rest, self.class_every = [], None, None
         if result.verdict not in FAILURES:
             return result
         anything = None
@@ -159,6 +163,11 @@ class LateChecks(GradeBase):
                     **result.details, **anything.facts(), "mapping_class": "any_mapping",
                     "mapping_class_reason": anything.why, "mapping_class_members": 0})
             result = replace(result, details={**result.details, **anything.facts()})
+            if every_bijection and anything.kind == any_mapping.ISOMORPHISM:
+                return replace(result, details={
+                    **result.details, "mapping_class": "any_mapping",
+                    "mapping_class_reason": transfer.every_mapping(anything.why,
+                                                                   every_bijection)})
         check = named_class(out_graph, ref_graph, found=found or None,
                             forward_only=forward_only, deadlock=deadlock)
         if whole and not check.complete and not check.rest_for_tlc:
@@ -173,7 +182,12 @@ class LateChecks(GradeBase):
             self.class_candidates += [(NAMED_MEMBER, h) for h in check.holders]
             self.class_rest = check if check.rest_for_tlc else None
         if anything is not None and anything.outcome is any_mapping.Outcome.CANDIDATE:
-            self.class_candidates.append((f"the graphs' {anything.kind}", anything.image))
+            every = anything.every_image or (anything.image,)
+            self.class_candidates += [
+                (f"the graphs' {anything.kind}" if len(every) == 1 else
+                 f"the graphs' isomorphism {k} of {len(every)}", image)
+                for k, image in enumerate(every, 1)]
+            self.class_every = anything if anything.every_image else None
         return replace(result, details={**result.details, **check.facts()})
 
     def any_mapping(self, out_graph: StateGraph, ref_graph: StateGraph) -> any_mapping.AnyMapping:

@@ -11,7 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tlc_harness.behavior import checks
-from tlc_harness.behavior.graph_engine.any_mapping import Outcome, decide, depths, solve
+from tlc_harness.behavior.graph_engine.any_mapping import (
+    MAX_ISOMORPHISMS,
+    Outcome,
+    decide,
+    depths,
+    solve,
+)
 from tlc_harness.behavior.graphs import StateGraph
 
 
@@ -68,18 +74,55 @@ def test_decide_fails_exactly_when_no_mapping_works(out: StateGraph, ref: StateG
     assert brute(out, ref, cover=False)
 
 
+def renumbered(ref: StateGraph, rnd: random.Random) -> StateGraph:
+    """`ref` with its states numbered otherwise: isomorphic to it."""
+    perm = list(range(len(ref)))
+    rnd.shuffle(perm)
+    return graph(len(ref), [perm[s] for s in ref.initial],
+                 [(perm[a], perm[b]) for a, b in ref.edges])
+
+
 @settings(max_examples=100, deadline=None)
 @given(graphs(6), st.randoms(use_true_random=False))
 def test_a_renumbered_graph_is_isomorphic(ref: StateGraph, rnd: random.Random) -> None:
-    perm = list(range(len(ref)))
-    rnd.shuffle(perm)
-    out = graph(len(ref), [perm[s] for s in ref.initial], [(perm[a], perm[b]) for a, b in ref.edges])
+    out = renumbered(ref, rnd)
     decided = decide(out, ref)
     assert decided.outcome is Outcome.CANDIDATE
     assert decided.kind == "isomorphism"
     assert works(out, ref, decided.image)
     assert checks.forward(out, ref, list(decided.image)).ok
     assert checks.reverse(out, ref, list(decided.image)).ok
+
+
+def isomorphisms(out: StateGraph, ref: StateGraph) -> set[tuple[int, ...]]:
+    """Every bijection that keeps initial states and steps, by brute force."""
+    ref_edges, ref_initial = set(ref.edges), set(ref.initial)
+    return {f for f in itertools.permutations(range(len(ref)))
+            if {f[g] for g in out.initial} == ref_initial
+            and {(f[a], f[b]) for a, b in out.edges} == ref_edges}
+
+
+@settings(max_examples=150, deadline=None)
+@given(graphs(6), st.randoms(use_true_random=False))
+def test_every_isomorphism_is_listed_exactly_once(ref: StateGraph, rnd: random.Random) -> None:
+    out = renumbered(ref, rnd)
+    decided = decide(out, ref)
+    wanted = isomorphisms(out, ref)
+    assert decided.isomorphisms == len(wanted)
+    if len(wanted) <= MAX_ISOMORPHISMS:
+        assert decided.every_image[0] == decided.image
+        assert len(set(decided.every_image)) == len(decided.every_image)
+        assert set(decided.every_image) == wanted
+    else:
+        assert decided.every_image == ()
+
+
+def test_the_isomorphisms_of_a_symmetric_graph_are_counted_not_listed() -> None:
+    # a start state with five interchangeable branches: 5! automorphisms, over the limit
+    ref = graph(6, [0], [(0, k) for k in range(1, 6)])
+    decided = decide(ref, ref)
+    assert decided.isomorphisms == 120
+    assert decided.every_image == ()
 
 
 def test_a_history_variable_is_a_candidate() -> None:

@@ -39,9 +39,11 @@ def _grade(harness: Harness, fair: str, a: str = "up", b: str = "down"
 def test_every_member_tlc_refutes_decides_the_class(harness: Harness) -> None:
     verdict, details = _grade(harness, fair="")  # may stop toggling: not the reference
     assert verdict is BehaviorVerdict.FORWARD_FAIL, details
-    assert details["mapping_class"] == "named_bijections"
-    assert "each of which TLC refutes" in str(details["mapping_class_reason"])
-    assert len(details["table_candidates"]) == 1  # type: ignore[arg-type]
+    # the graphs are isomorphic and the output has no fairness: the failure TLC found under
+    # one member holds under every one-to-one mapping (`transfer`), a stronger class than
+    # the named one both members of which TLC refuted before
+    assert details["mapping_class"] == "any_mapping"
+    assert "the output's formula has no fairness" in str(details["mapping_class_reason"])
     assert details["soundness"] is not None
 
 
