@@ -32,6 +32,7 @@ import enum
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from tlc_harness.behavior import checks
 from tlc_harness.behavior.graphs import StateGraph
@@ -196,7 +197,9 @@ def _not_isomorphic(out: StateGraph, ref: StateGraph, what: str) -> str:
 
 # ---------------------------------------------------------------------------- homomorphism
 @dataclass(frozen=True)
-class _Solved:
+class Solved:
+    """A solver's answer: found (with the image), none, limit or too_large."""
+
     status: str            # found, none, limit, too_large
     image: tuple[int, ...] = ()
     stats: dict[str, object] = field(default_factory=dict)
@@ -223,13 +226,61 @@ def _homomorphism(out: StateGraph, ref: StateGraph) -> AnyMapping:
 
 
 def solve(out: StateGraph, ref: StateGraph, *, cover: bool,
-          limit: float = DETERMINISTIC_LIMIT) -> _Solved:
+          limit: float = DETERMINISTIC_LIMIT) -> Solved:
     """The constraint model of a forward homomorphism (`cover`: onto every reference state,
     initial state and step), solved by CP-SAT with one worker and a fixed seed."""
+    built = build(out, ref, cover=cover)
+    return built if isinstance(built, Solved) else built.solve(limit)
+
+
+@dataclass
+class Model:
+    """A homomorphism model CP-SAT solves, and may solve again with more constraints."""
+
+    model: Any                  #: the `cp_model.CpModel`
+    image: list[Any]            #: one integer variable per output state: its image
+
+    def solve(self, limit: float = DETERMINISTIC_LIMIT) -> Solved:
+        """One solution (one worker, seed 0, a deterministic limit), or why there is none."""
+        from ortools.sat.python import cp_model
+
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        solver.parameters.random_seed = 0
+        solver.parameters.max_deterministic_time = limit
+        solver.parameters.max_time_in_seconds = WALL_GUARD_SECONDS
+        status = solver.solve(self.model)
+        stats: dict[str, object] = {"status": solver.status_name(status),
+                                    "conflicts": solver.num_conflicts,
+                                    "branches": solver.num_branches,
+                                    "deterministic_time": round(solver.deterministic_time, 3),
+                                    "seconds": round(solver.wall_time, 3)}
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return Solved("found", tuple(solver.value(v) for v in self.image), stats)
+        if status == cp_model.INFEASIBLE:
+            return Solved("none", stats=stats)
+        if solver.wall_time >= WALL_GUARD_SECONDS:
+            stats["wall_guard"] = True  # a hung solver: an infrastructure outcome
+        return Solved("limit", stats=stats)
+
+    def exclude(self, image: Sequence[int]) -> None:
+        """Rule out one solution: some output state's image differs from `image`'s."""
+        differs = []
+        for var, target in zip(self.image, image, strict=True):
+            lit = self.model.new_bool_var("")
+            self.model.add(var != target).only_enforce_if(lit)
+            differs.append(lit)
+        self.model.add_bool_or(differs)
+
+
+def build(out: StateGraph, ref: StateGraph, *, cover: bool) -> Model | Solved:
+    """The constraint model of a forward homomorphism (`cover`: onto every reference state,
+    initial state and step), or the decision where none needs building (too large, or
+    pruned to no solution)."""
     out_edges, ref_edges = sorted(set(out.edges)), sorted(set(ref.edges))
     size = max(len(out) * len(ref), len(out_edges) * (len(ref_edges) + len(ref)))
     if size > MAX_PRODUCT:  # (counted before any model is built)
-        return _Solved("too_large", stats={"size": size})
+        return Solved("too_large", stats={"size": size})
     from ortools.sat.python import cp_model  # loaded only where a grade needs it
 
     d_out, d_ref = depths(out), depths(ref)
@@ -242,7 +293,7 @@ def solve(out: StateGraph, ref: StateGraph, *, cover: bool,
         allowed = ref_initial if g in set(out_initial) else \
             [r for r in by_depth if d_ref[r] <= d_out[g]]
         if not allowed:
-            return _Solved("none", stats={"pruned": True})
+            return Solved("none", stats={"pruned": True})
         domains.append(sorted(allowed))
     model = cp_model.CpModel()
     image = [model.new_int_var_from_domain(cp_model.Domain.from_values(dom), f"y{g}")
@@ -256,33 +307,16 @@ def solve(out: StateGraph, ref: StateGraph, *, cover: bool,
             pool = out_initial if r in set(ref_initial) else \
                 [g for g in range(len(out)) if r in member[g]]
             if not pool:
-                return _Solved("none", stats={"pruned": True})
+                return Solved("none", stats={"pruned": True})
             which = model.new_int_var(0, len(pool) - 1, f"p{r}")
             model.add_element(which, [image[g] for g in pool], r)
         cover_steps = len(out_edges) * len(ref_edges) <= MAX_STEP_COVER
         for a, b in ref_edges if cover_steps else ():
             steps = [(x, y) for x, y in out_edges if a in member[x] and b in member[y]]
             if not steps:
-                return _Solved("none", stats={"pruned": True})
+                return Solved("none", stats={"pruned": True})
             index = model.new_int_var(0, len(steps) - 1, f"q{a}_{b}")
             model.add_element(index, [image[x] for x, _ in steps], a)
             model.add_element(index, [image[y] for _, y in steps], b)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = 0
-    solver.parameters.max_deterministic_time = limit
-    solver.parameters.max_time_in_seconds = WALL_GUARD_SECONDS
-    status = solver.solve(model)
-    stats: dict[str, object] = {"status": solver.status_name(status),
-                                "conflicts": solver.num_conflicts,
-                                "branches": solver.num_branches,
-                                "deterministic_time": round(solver.deterministic_time, 3),
-                                "seconds": round(solver.wall_time, 3)}
-    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return _Solved("found", tuple(solver.value(v) for v in image), stats)
-    if status == cp_model.INFEASIBLE:
-        return _Solved("none", stats=stats)
-    if solver.wall_time >= WALL_GUARD_SECONDS:
-        stats["wall_guard"] = True  # a hung solver: an infrastructure outcome
-    return _Solved("limit", stats=stats)
+    return Model(model, image)
 

@@ -79,6 +79,17 @@ class ClassCheck:
                 "mapping_class_reason": self.why, "mapping_class_members": self.members}
 
 
+def left_to_tlc(why: str, holders: list[list[int]], members: int, kind: str) -> ClassCheck:
+    """A class whose members all fail on the graphs but `holders`, which TLC decides."""
+    return ClassCheck(False, why, members, kind, holders=tuple(tuple(h) for h in holders),
+                      rest_for_tlc=True)
+
+
+def held(holders: list[list[int]], that: str = "that ") -> str:
+    """How many members hold both ways on the graphs, in words."""
+    return f"one {that}holds" if len(holders) == 1 else f"{len(holders)} {that}hold"
+
+
 def _numeric(values: list[Value]) -> set[Value]:
     """The values holding a number."""
     return {v for v in values if any(is_number(a) for a in atoms(v))}

@@ -15,6 +15,7 @@ from tlc_harness.behavior.graph_engine.describe import (
     trace,
 )
 from tlc_harness.behavior.graph_engine.grade_base import GradeBase
+from tlc_harness.behavior.graph_engine.named_model import named_model
 from tlc_harness.behavior.graph_engine.output_graph import (
     OutputModel,
 )
@@ -170,6 +171,13 @@ class LateChecks(GradeBase):
                                                                    every_bijection)})
         check = named_class(out_graph, ref_graph, found=found or None,
                             forward_only=forward_only, deadlock=deadlock)
+        if whole and not check.complete and not check.rest_for_tlc:
+            # past the enumeration's budgets: the same class as a constraint model
+            with self.timed("any_mapping"):
+                solved = named_model(out_graph, ref_graph, found=found or None,
+                                     deadlock=deadlock)
+            if solved is not None:
+                check = replace(solved, why=f"{solved.why} (enumerated: {check.why})")
         if whole and not check.complete and not check.rest_for_tlc:
             # too large, or no namesake's values to map: the smaller class of renamings,
             # which proves less (natural mappings only) and says so

@@ -26,6 +26,8 @@ from tlc_harness.behavior.graph_engine.completeness import (
     MAX_HOLDERS,
     MAX_WORK,
     ClassCheck,
+    held,
+    left_to_tlc,
     member_fails,
 )
 from tlc_harness.behavior.graph_engine.table_mapping import (
@@ -116,10 +118,9 @@ def renaming_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None 
         return ClassCheck(False, verdict, members, KIND,
                           holders=tuple(tuple(h) for h in holders[:MAX_HOLDERS]))
     if holders:
-        held = "one that holds" if len(holders) == 1 else f"{len(holders)} that hold"
-        return ClassCheck(False, f"of the {members} renamings of the sorts' atoms, every one "
-                          f"fails on the graphs but {held} both ways there", members, KIND,
-                          holders=tuple(tuple(h) for h in holders), rest_for_tlc=True)
+        return left_to_tlc(f"of the {members} renamings of the sorts' atoms, every one fails "
+                           f"on the graphs but {held(holders)} both ways there", holders,
+                           members, KIND)
     return ClassCheck(True, f"each of the {members} renamings of the sorts' atoms (the named "
                       f"variables read pointwise, one bijection per sort, counts as they are) "
                       f"fails on the graphs: no natural mapping works, though a mapping outside "
