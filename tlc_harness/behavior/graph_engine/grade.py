@@ -28,6 +28,7 @@ from tlc_harness.behavior.graph_engine import transfer
 from tlc_harness.behavior.graph_engine.any_mapping import Outcome
 from tlc_harness.behavior.graph_engine.bounds import Bounds
 from tlc_harness.behavior.graph_engine.candidates import REFUTED, TableCandidates
+from tlc_harness.behavior.graph_engine.completeness import MAX_HOLDERS
 from tlc_harness.behavior.graph_engine.constant_maps import ConstantPlan, plan_constants
 from tlc_harness.behavior.graph_engine.constant_values import as_model_values
 from tlc_harness.behavior.graph_engine.cuts import cut_seed, failing_mapping, same_mapping
@@ -44,6 +45,7 @@ from tlc_harness.behavior.graph_engine.forward_on_graphs import (
 )
 from tlc_harness.behavior.graph_engine.grade_base import LIMITS, RETRIES, STAGES, GradeBase, run_key
 from tlc_harness.behavior.graph_engine.inference import infer, plain_failure
+from tlc_harness.behavior.graph_engine.named_model import named_model
 from tlc_harness.behavior.graph_engine.output_graph import (
     OUTPUT_CAP,
     OUTPUT_FACTOR,
@@ -413,11 +415,19 @@ class GraphGrade(ValueSweeps, TableCandidates):
         self.facts["hidden"] = list(inferred.hidden)
         if failed is None and inferred.recomputed:
             names = ", ".join(inferred.recomputed)
-            return self.result(BehaviorVerdict.UNDECIDED, f"the graphs find a mapping only by "
-                               f"computing {names} from the output's other variables, while "
-                               f"the output's own {names} goes unread: the observable the "
-                               f"description names is not shown to behave",
-                               Reason.OBSERVABLE_RECOMPUTED, mapping=mapping)
+            recomputed = self.result(BehaviorVerdict.UNDECIDED, f"the graphs find a mapping "
+                                     f"only by computing {names} from the output's other "
+                                     f"variables, while the output's own {names} goes unread: "
+                                     f"the observable the description names is not shown to "
+                                     f"behave", Reason.OBSERVABLE_RECOMPUTED, mapping=mapping)
+            # the named class's members read it: one TLC confirms is the `ok`
+            named = named_model(out_graph, ref_graph, found=None, deadlock=deadlock,
+                                first=MAX_HOLDERS) if exact else None
+            if named is None or not named.holders:
+                return recomputed
+            return self.or_table(recomputed, out_graph, ref_graph, staged, values, const_map,
+                                 deadlock=deadlock, images=[
+                                     ("a member of the named class", h) for h in named.holders])
         ref_constants = frozenset(staged.ref_shape.constants)
         self.facts["mapping_tla"] = substitutions(cand, ref_constants, plan.symbols)
         if failed is None and forward_on_graphs(ref, exact):

@@ -44,9 +44,11 @@ NOUN = ("mappings of the named class (each named reference variable read through
 
 
 def named_model(out: StateGraph, ref: StateGraph, *, found: list[int] | None,
-                deadlock: bool) -> ClassCheck | None:
+                deadlock: bool, first: int = 0) -> ClassCheck | None:
     """The named class decided by CP-SAT on two whole graphs, or None where it cannot be
-    (no reference variable is named, the model is too large, a limit is reached)."""
+    (no reference variable is named, the model is too large, a limit is reached); with
+    `first`, only the first members that hold both ways on the graphs (candidates for an
+    `ok`, no decision)."""
     lowered = {v.lower(): k for k, v in enumerate(out.variables)}
     pairs = [(r, lowered[name.lower()]) for r, name in enumerate(ref.variables)
              if name.lower() in lowered]
@@ -75,6 +77,10 @@ def named_model(out: StateGraph, ref: StateGraph, *, found: list[int] | None,
                         reverse_budget=REVERSE_BUDGET, holders=holders) is not None and \
                 len(holders) == before:
             return None  # the reverse check's budget ran out
+        if first and len(holders) >= first:
+            return ClassCheck(False, f"the first {first} of the {NOUN} that hold both ways on "
+                              f"the graphs", examined + 1, kind,
+                              holders=tuple(tuple(h) for h in holders))
         if len(holders) > MAX_HOLDERS:
             return None  # more members hold on the graphs than TLC is given
         built.exclude(image)

@@ -122,7 +122,10 @@ Key = tuple[int, Value]  # (sort, atom)
 
 def renaming(out: StateGraph, ref: StateGraph, image: Sequence[int]) -> dict[Key, Value] | None:
     """One bijection of each sort's atoms (strings, model values, booleans, and numbers that
-    are identities: a count stands for itself) that turns every named output variable's
+    are identities: a count stands for itself; an output number that stands for one of the
+    reference's identities, a number that indexes one of its function variables, is an
+    identity too: the observable's values mean what the reference's do) that turns
+    every named output variable's
     value into its reference namesake's value in the image; None where there is none, or
     the search's count runs out.
 
@@ -143,7 +146,9 @@ def renaming(out: StateGraph, ref: StateGraph, image: Sequence[int]) -> dict[Key
     sequences = sequence_slots([(path, v) for path, g, r in pairs for v in (g, r)])
     sorts = _sorts(pairs, sequences)
     budget = [MAX_RENAMINGS]
-    return _solve({}, {}, sorted(pairs, key=lambda p: _size(p[1])), sorts, sequences, budget)
+    numbers = frozenset(identity_numbers(ref))
+    return _solve({}, {}, sorted(pairs, key=lambda p: _size(p[1])), sorts, sequences, budget,
+                  numbers)
 
 
 def sequence_slots(values: Iterable[tuple[Path, Value]]) -> frozenset[Path]:
@@ -225,7 +230,8 @@ def _size(value: Value) -> int:
 
 def _solve(pi: dict[Key, Value], back: dict[Key, Value],
            todo: list[tuple[Path, Value, Value]], sorts: dict[Path, int],
-           sequences: frozenset[Path], budget: list[int]) -> dict[Key, Value] | None:
+           sequences: frozenset[Path], budget: list[int],
+           numbers: frozenset[Value] = frozenset()) -> dict[Key, Value] | None:
     """Propagate the pairs into `pi` until nothing is left (a renaming) or a pair cannot hold
     (None); where only a choice of an unbound atom is left, try each in turn."""
     budget[0] -= 1
@@ -235,7 +241,7 @@ def _solve(pi: dict[Key, Value], back: dict[Key, Value],
         left: list[tuple[Path, Value, Value]] = []
         moved = False
         for path, g, r in todo:
-            got = Unifier(pi, back, sorts, sequences).unify(path, g, r)
+            got = Unifier(pi, back, sorts, sequences, numbers).unify(path, g, r)
             if got is False:
                 return None
             if got is None:
@@ -248,7 +254,7 @@ def _solve(pi: dict[Key, Value], back: dict[Key, Value],
         if not moved:
             break
     # a choice: the first unbound atom of the first open pair, to each free atom of its sort
-    unifier = Unifier(pi, back, sorts, sequences)
+    unifier = Unifier(pi, back, sorts, sequences, numbers)
     path, g, r = todo[0]
     slot, atom = unifier.unbound(path, g)
     sort = sorts[slot]
@@ -259,7 +265,7 @@ def _solve(pi: dict[Key, Value], back: dict[Key, Value],
     for target in free:
         tried_pi, tried_back = dict(pi), dict(back)
         tried_pi[(sort, atom)], tried_back[(sort, target)] = target, atom
-        found = _solve(tried_pi, tried_back, list(todo), sorts, sequences, budget)
+        found = _solve(tried_pi, tried_back, list(todo), sorts, sequences, budget, numbers)
         if found is not None:
             return found
     return None
@@ -269,14 +275,18 @@ class Unifier:
     """Whether a value renamed sort by sort is another, binding what the shapes force."""
 
     def __init__(self, pi: dict[Key, Value], back: dict[Key, Value],
-                 sorts: dict[Path, int], sequences: frozenset[Path]) -> None:
+                 sorts: dict[Path, int], sequences: frozenset[Path],
+                 numbers: frozenset[Value] = frozenset()) -> None:
         self.pi, self.back, self.sorts, self.sequences = pi, back, sorts, sequences
         #: the sorts that index a function: their numbers are identities, the others counts
         self.identities = {s for p, s in sorts.items() if p[-1] == "dom"}
+        #: the reference's identities (numbers that index one of its function variables): an
+        #: output atom that stands for one is an identity too, whatever it is written as
+        self.numbers = numbers
 
     def bind(self, path: Path, a: Value, b: Value) -> bool:
         sort = self.sorts[path]
-        if is_number(a) and sort not in self.identities and a != b:
+        if is_number(a) and sort not in self.identities and a != b and b not in self.numbers:
             return False  # a count is that count
         if (sort, a) in self.pi:
             return self.pi[(sort, a)] == b

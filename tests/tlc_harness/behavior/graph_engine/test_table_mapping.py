@@ -96,3 +96,20 @@ def test_a_count_held_as_it_is_in_a_record_field_may_be_read_from_the_table() ->
     shifted = StateGraph(("rec",), [(rec(1, "a"),), (rec(2, "b"),), (rec(3, "c"),)], [0],
                          [(0, 1), (1, 2), (2, 0)])
     assert table_mapping(shifted, counts, [0, 1, 2]) is None
+
+
+def test_a_number_standing_for_a_reference_identity_is_renamed_like_one() -> None:
+    # the output numbers its processes 1..3 in tok but keys its counts by name ("p1"...):
+    # in the output tok's numbers index nothing, yet they stand for the reference's
+    # processes (numbers that index its `counts`), so a renumbering of them is a renaming
+    names = {3: "p3", 1: "p1", 2: "p2"}
+    base = _ring(3, [3, 1, 2], {3: 3, 1: 1, 2: 2})
+    out = StateGraph(base.variables, [
+        (tok, Fn(tuple(sorted((names[k], v) for k, v in counts.items))))
+        for tok, counts in base.states], base.initial, base.edges)
+    assert renaming(out, REF, IDENTITY) is not None
+    # a count is still that count: the reference's tok shifted by one where it indexes
+    # nothing (tok alone, no counts) is no renaming
+    plain_ref = StateGraph(("tok",), [(v,) for v in (0, 1, 2)], [0], [(0, 1), (1, 2), (2, 0)])
+    plain_out = StateGraph(("tok",), [(v,) for v in (1, 2, 3)], [0], [(0, 1), (1, 2), (2, 0)])
+    assert renaming(plain_out, plain_ref, [0, 1, 2]) is None
