@@ -95,6 +95,16 @@ def _numeric(values: list[Value]) -> set[Value]:
     return {v for v in values if any(is_number(a) for a in atoms(v))}
 
 
+def counts(g_vals: list[Value], r_vals: list[Value], identities: set[Value]) -> frozenset[Value]:
+    """The values that stand for themselves: numbers held alike on both sides, none of whose
+    atoms is an identity (a count is that count; a process numbered 1..N is not)."""
+    g_num, r_num = _numeric(g_vals), _numeric(r_vals)
+    if not g_num or g_num != r_num:
+        return frozenset()
+    return frozenset(v for v in g_num
+                     if not any(is_number(a) and a in identities for a in atoms(v)))
+
+
 def identity_numbers(graph: StateGraph) -> set[Value]:
     """The numbers that index a function variable (processes `1..N` of `pc`): identities,
     which a renumbering may permute, where other numbers are counts."""
@@ -110,10 +120,6 @@ def named_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None = N
     sets), where a member fails only forward."""
     lowered = {v.lower(): v for v in out.variables}
     identities = identity_numbers(out) | identity_numbers(ref)
-
-    def identity(value: Value) -> bool:
-        return any(is_number(a) and a in identities for a in atoms(value))
-
     columns: list[tuple[list[Value], list[Value], list[Value]]] = []
     ref_columns: list[list[Value]] = []
     fixed: list[frozenset[Value]] = []
@@ -145,8 +151,7 @@ def named_class(out: StateGraph, ref: StateGraph, *, found: list[int] | None = N
         g_num, r_num = _numeric(g_vals), _numeric(r_vals)
         same_numbers = bool(g_num) and g_num == r_num
         # a count stands for itself; a process numbered 1..N (an identity) does not
-        fixed.append(frozenset(v for v in g_num if not identity(v)) if same_numbers
-                     else frozenset())
+        fixed.append(counts(g_vals, r_vals, identities))
         if forward_only and g_num and r_num and not same_numbers:
             return ClassCheck(False, f"the output's {g} holds other numbers than the "
                               f"reference's {r}: an offset or a renumbering may fit")

@@ -26,13 +26,14 @@ from tlc_harness.behavior.graph_engine.any_mapping import Model, Solved, build
 from tlc_harness.behavior.graph_engine.completeness import (
     MAX_HOLDERS,
     ClassCheck,
+    counts,
     held,
     identity_numbers,
     left_to_tlc,
     member_fails,
 )
 from tlc_harness.behavior.graphs import StateGraph
-from tlc_harness.behavior.values import Value, atoms, is_number, sort_key
+from tlc_harness.behavior.values import sort_key
 
 #: solutions examined per class (a count, the same on every machine)
 MAX_SOLUTIONS = 8
@@ -118,7 +119,8 @@ def _named_tables(built: Model, out: StateGraph, ref: StateGraph,
         r_vals = sorted(set(r_col), key=sort_key)
         merged |= len(g_vals) > len(r_vals)
         # a count stands for itself (the same numbers on both sides, so it is one of r's)
-        fixed = _counts(g_vals, r_vals, identities) if len(g_vals) == len(r_vals) else set()
+        fixed = counts(g_vals, r_vals, identities) if len(g_vals) == len(r_vals) \
+            else frozenset()
         r_index = {v: k for k, v in enumerate(r_vals)}
         h = {v: built.model.new_int_var_from_domain(cp_model.Domain.from_values(
             [r_index[v]] if v in fixed else list(range(len(r_vals)))), "") for v in g_vals}
@@ -127,13 +129,3 @@ def _named_tables(built: Model, out: StateGraph, ref: StateGraph,
             built.model.add_element(built.image[s], ref_values, h[v])
     return merged
 
-
-def _counts(g_vals: list[Value], r_vals: list[Value], identities: set[Value]) -> set[Value]:
-    """The values that stand for themselves: numbers held alike on both sides, no identity."""
-    def numeric(vals: list[Value]) -> set[Value]:
-        return {v for v in vals if any(is_number(a) for a in atoms(v))}
-
-    g_num, r_num = numeric(g_vals), numeric(r_vals)
-    if not g_num or g_num != r_num:
-        return set()
-    return {v for v in g_num if not any(is_number(a) and a in identities for a in atoms(v))}
