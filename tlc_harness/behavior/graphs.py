@@ -5,6 +5,9 @@ TLC's `-dump dot,actionlabels` writes one node per distinct state (its label the
 labelled with the action. `read_dot` turns that into a `StateGraph` whose states are tuples of
 `values.Value`s in variable order. `explore` runs TLC for it under a distinct-state budget (a
 constraint `TLCGet("distinct") < budget` in a small wrapper module), so an unbounded spec ends.
+With `own_checks`, the same run checks the model's INVARIANTs, and its PROPERTYs where none
+reads as liveness, on every reachable state and step (no SYMMETRY or VIEW in an exploration):
+`Exploration.checked` says which held, so a mapping onto the graph carries them.
 """
 
 from __future__ import annotations
@@ -19,17 +22,19 @@ import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from tlc_harness.behavior.options import DEFAULT_BUDGET
 from tlc_harness.behavior.values import SubValues, Value, ValueSyntaxError, parse_value
 from tlc_harness.source.cfg import ModelConfig, format_cfg
+from tlc_harness.source.formulas import liveness_free
 from tlc_harness.tools.disk_cache import atomic_write, cache_root, key_lock
-from tlc_harness.tools.results import CheckResult, Verdict
+from tlc_harness.tools.results import LIMIT_VERDICTS, CheckResult, Verdict
 from tlc_harness.tools.runner import Harness
 from tlc_harness.tools.spec import SpecSource
 
-GRAPH_FORMAT = 3
+GRAPH_FORMAT = 4
 EXPLORE = "AliasExplore"
 
 #: a quoted dot string's inside, written so the regex engine takes runs of plain characters
@@ -242,16 +247,35 @@ class Exploration:
     tlc_runs: int = 0
     #: TLC's `-tool` message codes of a run that gave no graph (`own_run.own_run_error`)
     codes: tuple[int, ...] = ()
+    #: the model's own checks the exploring run made and that held on every reachable state
+    #: and step (`OwnCheck`); empty where it made none
+    checked: frozenset[OwnCheck] = frozenset()
 
     @property
     def ok(self) -> bool:
         return self.graph is not None
 
 
-def exploration_cfg(cfg: ModelConfig, budget: int) -> ModelConfig:
-    """The cfg that explores a model: no invariants, properties, symmetry or view; deadlock
-    off; the budget as one more constraint."""
-    return replace(cfg, invariants=(), properties=(), symmetry=None, view=None, alias=None,
+class OwnCheck(enum.StrEnum):
+    """A kind of the model's own checks that an exploring run can make on the whole graph."""
+
+    INVARIANTS = "invariants"  #: every INVARIANT, on every reachable state
+    PROPERTIES = "properties"  #: every PROPERTY, each checked state by state or step by step
+
+
+#: TLC's `-tool` codes of a liveness check (2192: temporal properties checked on the state
+#: space; 2212: the implied-temporal satisfiability problem): a run that printed neither
+#: checked its PROPERTYs as state and action properties, on every state and every step
+LIVENESS_CODES = frozenset({2192, 2212})
+
+
+def exploration_cfg(cfg: ModelConfig, budget: int,
+                    keep: frozenset[OwnCheck] = frozenset()) -> ModelConfig:
+    """The cfg that explores a model: no invariants or properties (but those `keep` names), no
+    symmetry or view; deadlock off; the budget as one more constraint."""
+    return replace(cfg, invariants=cfg.invariants if OwnCheck.INVARIANTS in keep else (),
+                   properties=cfg.properties if OwnCheck.PROPERTIES in keep else (),
+                   symmetry=None, view=None, alias=None,
                    postconditions=(), possible=(), periodic=(), check_deadlock=False,
                    constraints=(*cfg.constraints, "AliasBudget"))
 
@@ -266,34 +290,68 @@ def _wrapper(main: str, budget: int, definitions: Sequence[str] = ()) -> str:
 def explore(harness: Harness, spec: SpecSource, cfg: ModelConfig, *,
             tlc_args: Sequence[str] = (), budget: int = DEFAULT_BUDGET,
             timeout: float | None = None, cache: Path | None = None,
-            definitions: Sequence[str] = ()) -> Exploration:
+            definitions: Sequence[str] = (), own_checks: bool = False) -> Exploration:
     """TLC's reachable graph of `spec` under `cfg` (cached by content when `cache` is given);
-    `definitions` go into the wrapper module, for cfg overrides `c <- AliasVal_c`."""
+    `definitions` go into the wrapper module, for cfg overrides `c <- AliasVal_c`.
+    `own_checks`: the run also checks the model's invariants, and its properties where none
+    reads as liveness (`Exploration.checked`); where a check fails or TLC cannot make it,
+    the graph is explored again without them."""
+    explored = partial(_explore_once, harness, spec, cfg, tlc_args=tlc_args, budget=budget,
+                       timeout=timeout, cache=cache, definitions=definitions)
+    if not own_checks:
+        return explored(frozenset())
+    keep = frozenset({OwnCheck.INVARIANTS})
+    if liveness_free(spec.files, cfg.properties):
+        keep |= {OwnCheck.PROPERTIES}
+    found = explored(keep)
+    if found.ok or found.verdict in (Explored.OVER_BUDGET, *LIMIT_VERDICTS):
+        return found
+    # the model fails one of its checks on a state its own run did not see (under a
+    # SYMMETRY or VIEW), or TLC cannot make one here: the graph alone, without them
+    plain = explored(frozenset())
+    return replace(plain, seconds=plain.seconds + found.seconds,
+                   tlc_runs=plain.tlc_runs + found.tlc_runs)
+
+
+#: how explorations end that are stored: TLC's answer about the model, the same every time
+_STORED = frozenset({Verdict.OK, Explored.OVER_BUDGET, Verdict.EVAL_ERROR, Verdict.PARSE_ERROR,
+                     Verdict.CONFIG_BIND_FAIL, Verdict.INVARIANT_VIOLATED,
+                     Verdict.PROPERTY_VIOLATED})
+
+
+def _explore_once(harness: Harness, spec: SpecSource, cfg: ModelConfig, keep: frozenset[OwnCheck],
+                  *, tlc_args: Sequence[str], budget: int, timeout: float | None,
+                  cache: Path | None, definitions: Sequence[str]) -> Exploration:
     files = {**spec.files, f"{EXPLORE}.tla": _wrapper(spec.main, budget, definitions)}
-    model = exploration_cfg(cfg, budget)
+    model = exploration_cfg(cfg, budget, keep)
     args = [a for a in tlc_args if a != "-deadlock"]
     key = _key(harness, files, model, args, budget)
     if cache is None:
-        return _explored(harness, SpecSource(EXPLORE, files), model, args, budget, timeout)
+        return _explored(harness, SpecSource(EXPLORE, files), model, args, budget, timeout, keep)
     hit = _load(cache, key)
     if hit is None:
         with key_lock(cache, key):  # another process exploring the same graph: wait, read
             hit = _load(cache, key)
             if hit is None:
                 found = _explored(harness, SpecSource(EXPLORE, files), model, args, budget,
-                                  timeout)
-                if found.verdict in (Verdict.OK, Explored.OVER_BUDGET, Verdict.EVAL_ERROR,
-                                     Verdict.PARSE_ERROR, Verdict.CONFIG_BIND_FAIL):
+                                  timeout, keep)
+                if found.verdict in _STORED:
                     _store(cache, key, found)
                 return found
     return replace(hit, seconds=0.0, tlc_runs=0)  # answered without TLC
 
 
 def _explored(harness: Harness, spec: SpecSource, model: ModelConfig, args: list[str],
-              budget: int, timeout: float | None) -> Exploration:
+              budget: int, timeout: float | None,
+              keep: frozenset[OwnCheck] = frozenset()) -> Exploration:
     result = harness.check(spec, model, tlc_args=args, timeout=timeout, compat=True,
                            read_graph=lambda path: read_dot_safely(path, budget))
-    return _exploration(result, budget)
+    found = _exploration(result, budget)
+    if not found.ok:
+        return found
+    if LIVENESS_CODES & set(result.message_codes):
+        keep -= {OwnCheck.PROPERTIES}  # TLC checked one as liveness: not step by step
+    return replace(found, checked=keep)
 
 
 def read_dot_safely(path: Path, budget: int | None = None) -> StateGraph | str | int:

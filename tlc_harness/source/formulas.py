@@ -10,7 +10,7 @@ only at that column), following the zero-argument definitions that are conjuncti
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 import tree_sitter
@@ -137,6 +137,38 @@ def is_temporal(node: Node, src: bytes, defs: Mapping[str, tuple[Node, bytes, in
                 return True
         todo.extend(n.children)
     return False
+
+
+#: node types of a liveness formula: `<>`, `~>`, fairness, temporal quantifiers, `-+->`
+_LIVENESS = _TEMPORAL - {"always"}
+
+
+def liveness_free(files: Mapping[str, str], names: Iterable[str]) -> bool:
+    """Whether no definition among `names`, nor one they use (followed within the modules'
+    own top-level definitions, at most `MAX_DEFINITIONS`), writes `<>`, `~>`, fairness or a
+    temporal quantifier: a screen for properties TLC checks state by state and step by step
+    (`[]P`, `[][A]_v`). It does not follow an instance's definitions (`R!Live`): TLC's own
+    messages say whether a run checked liveness."""
+    defs = top_definitions(files)
+    seen: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name not in defs or len(seen) > MAX_DEFINITIONS:
+            return False
+        body, src, _ = defs[name]
+        stack = [body]
+        while stack:
+            node = stack.pop()
+            if node.type in _LIVENESS:
+                return False
+            if node.type == "identifier_ref" and _text(src, node) in defs:
+                todo.append(_text(src, node))
+            stack.extend(node.children)
+    return True
 
 
 def conjunction_items(node: Node) -> Iterator[Node]:

@@ -132,7 +132,7 @@ class GraphGrade(ValueSweeps, TableCandidates):
                                    f"(its own TLC run), over the graph budget of "
                                    f"{self.job.options.budget}", Reason.STATE_BUDGET)
         ref_graph = self.explore(SpecSource(ref.main, dict(ref.files)), ref.cfg, ref.tlc_args,
-                                 cached=True)
+                                 cached=True, own_checks=True)
         if ref_graph.graph is None:
             if ref_graph.verdict == Explored.OVER_BUDGET:
                 return self.step_aside(f"the reference's graph has {ref_graph.detail}",
@@ -144,6 +144,7 @@ class GraphGrade(ValueSweeps, TableCandidates):
                                f"({ref_graph.verdict}: {ref_graph.detail[:200]})",
                                Reason.REFERENCE_FAILS)
         self.facts["reference_states"] = len(ref_graph.graph)
+        self.ref_checked = ref_graph.checked
         overrides = uncarried_overrides(ref, staged, values)
         plan = plan_constants(ref, staged, values)
         first = None if plan.groups else self.no_constants(staged)
@@ -430,7 +431,7 @@ class GraphGrade(ValueSweeps, TableCandidates):
                                      ("a member of the named class", h) for h in named.holders])
         ref_constants = frozenset(staged.ref_shape.constants)
         self.facts["mapping_tla"] = substitutions(cand, ref_constants, plan.symbols)
-        if failed is None and forward_on_graphs(ref, exact):
+        if failed is None and forward_on_graphs(ref, exact, self.ref_checked):
             # TLC's confirming run would check nothing the graphs have not
             self.facts["forward_decided"] = DECIDED_ON_GRAPHS
             return self.both_ways(staged, values, cand, inferred.image, out_graph, ref_graph,

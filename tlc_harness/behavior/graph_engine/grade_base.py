@@ -20,7 +20,7 @@ from tlc_harness.behavior.graph_engine.output_graph import (
     output_budget,
     output_model,
 )
-from tlc_harness.behavior.graphs import Exploration, StateGraph, explore, graph_cache
+from tlc_harness.behavior.graphs import Exploration, OwnCheck, StateGraph, explore, graph_cache
 from tlc_harness.behavior.policy import Job, StepAside
 from tlc_harness.behavior.search import Candidate
 from tlc_harness.behavior.stage_clock import StageClock
@@ -86,6 +86,9 @@ class GradeBase:
     #: the last failure's graphs are isomorphic and these are all their isomorphisms, each a
     #: candidate among `class_candidates`: TLC refuting each is a failure under any mapping
     class_every: AnyMapping | None = None
+    #: the reference's own checks its graph's exploration made, held on every reachable
+    #: state and step (`graphs.OwnCheck`)
+    ref_checked: frozenset[OwnCheck] = frozenset()
 
     def __post_init__(self) -> None:
         self.clock = StageClock(self.job.deadline)
@@ -118,11 +121,13 @@ class GradeBase:
 
     def explore(self, spec: SpecSource, cfg: ModelConfig, tlc_args: tuple[str, ...], *,
                 cached: bool, definitions: tuple[str, ...] = (),
-                budget: int | None = None, ahead: Hashable | None = None) -> Exploration:
+                budget: int | None = None, ahead: Hashable | None = None,
+                own_checks: bool = False) -> Exploration:
         """TLC's graph of `spec` under `cfg`; `ahead`: the key of a run the sweep may have
-        started already (`start_ahead`)."""
+        started already (`start_ahead`); `own_checks`: the run checks the model's own
+        invariants and properties too (`graphs.explore`)."""
         run = self.exploration(spec, cfg, tlc_args, cached=cached, definitions=definitions,
-                               budget=budget)
+                               budget=budget, own_checks=own_checks)
         with self.timed("reference_graph" if cached else "output_graph"):
             found = run() if ahead is None else self.sweep.take(ahead, run)
         self.runs += found.tlc_runs
@@ -130,13 +135,14 @@ class GradeBase:
 
     def exploration(self, spec: SpecSource, cfg: ModelConfig, tlc_args: tuple[str, ...], *,
                     cached: bool, definitions: tuple[str, ...] = (),
-                    budget: int | None = None) -> Callable[[], Exploration]:
+                    budget: int | None = None, own_checks: bool = False
+                    ) -> Callable[[], Exploration]:
         """The run `explore` makes, not made yet."""
         options = self.job.options
         return partial(explore, self.job.harness, spec, cfg, tlc_args=tlc_args,
                        budget=budget or options.budget, timeout=options.timeout,
                        cache=graph_cache(options.cache) if cached else None,
-                       definitions=definitions)
+                       definitions=definitions, own_checks=own_checks)
 
     def start_ahead(self, staged: Staged, values: CfgValues,
                     maps: Sequence[dict[str, str]], ref_graph: StateGraph) -> None:
