@@ -83,9 +83,10 @@ def smaller_whatever_stored(job: Job, before: BehaviorResult) -> BehaviorResult 
     model = output_model(ref, staged, plan.values, const_map)
     cfg = replace(model.cfg, constants=(*model.cfg.constants, *((g, g) for g in free)),
                   specification=None, init=staged.out_init, next=staged.out_next)
+    # the reference's graph as the grade explored it (its own checks too: one cache entry)
     theirs = explore(job.harness, SpecSource(ref.main, dict(ref.files)), ref.cfg,
                      tlc_args=ref.tlc_args, budget=options.budget, timeout=options.timeout,
-                     cache=graph_cache(options.cache))
+                     cache=graph_cache(options.cache), own_checks=True)
     if theirs.graph is None:
         return None
     mine = explore(job.harness, SpecSource(staged.out_main, staged.out_files), cfg,
